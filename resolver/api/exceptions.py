@@ -1,0 +1,68 @@
+"""Every API error, DRF's own included, leaves as an envelope. Mapped here and only here."""
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.http import Http404
+from rest_framework import exceptions
+from rest_framework.response import Response
+
+from resolver.domain.errors import HTTP_ONLY_CODES, ResolverError
+from resolver.envelope import error_envelope
+
+logger = logging.getLogger("resolver.api")
+
+_DRF_CODES: list[tuple[type[Exception], str]] = [
+    (exceptions.NotAuthenticated, "not_authenticated"),
+    (exceptions.AuthenticationFailed, "not_authenticated"),
+    (exceptions.PermissionDenied, "permission_denied"),
+    (exceptions.NotFound, "not_found"),
+    (exceptions.MethodNotAllowed, "method_not_allowed"),
+    (exceptions.NotAcceptable, "not_acceptable"),
+    (exceptions.UnsupportedMediaType, "unsupported_media_type"),
+    (exceptions.Throttled, "throttled"),
+]
+
+
+def request_id_of(request: Any) -> str:
+    from resolver.services import new_request_id
+
+    request_id = getattr(request, "resolver_request_id", None)
+    if request_id is None:
+        request_id = new_request_id()
+        if request is not None:
+            request.resolver_request_id = request_id
+    return request_id
+
+
+def envelope_exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
+    request = context.get("request")
+    request_id = request_id_of(request)
+    headers: dict[str, str] = {}
+    if isinstance(exc, ResolverError):
+        body = error_envelope(request_id=request_id, code=exc.code, message=exc.message, details=exc.details)
+        return Response(body, status=exc.http_status)
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    if isinstance(exc, (exceptions.ParseError, exceptions.ValidationError)):
+        details = exc.detail if isinstance(exc, exceptions.ValidationError) else {}
+        message = "The request is not valid." if details else str(exc.detail)
+        body = error_envelope(request_id=request_id, code="invalid_request", message=message,
+                              details={"fields": details} if details else {})
+        return Response(body, status=400)
+    for exc_type, code in _DRF_CODES:
+        if isinstance(exc, exc_type):
+            assert isinstance(exc, exceptions.APIException)
+            details: dict[str, Any] = {}
+            if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
+                details["retry_after_seconds"] = int(exc.wait + 0.999)
+                headers["Retry-After"] = str(details["retry_after_seconds"])
+            if getattr(exc, "auth_header", None):
+                headers["WWW-Authenticate"] = exc.auth_header  # type: ignore[attr-defined]
+            body = error_envelope(request_id=request_id, code=code, message=str(exc.detail), details=details)
+            return Response(body, status=HTTP_ONLY_CODES[code], headers=headers)
+    # Anything else is ours to fix; the client learns nothing about internals.
+    logger.exception("unexpected error", extra={"request_id": request_id})
+    body = error_envelope(request_id=request_id, code="internal_error", message="An unexpected error occurred.")
+    return Response(body, status=500)

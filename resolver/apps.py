@@ -1,0 +1,10 @@
+from django.apps import AppConfig
+
+
+class ResolverConfig(AppConfig):
+    name = "resolver"
+    verbose_name = "Reference resolver"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from resolver import checks  # noqa: F401  (registers system checks)

@@ -1,0 +1,35 @@
+"""What the pipeline needs from a calendar: collections and live items."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol, Sequence
+
+from resolver.domain.items import Collection, Item, Kind
+
+
+@dataclass(frozen=True)
+class SkippedResource:
+    href: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class FetchResult:
+    items: tuple[Item, ...]
+    skipped: tuple[SkippedResource, ...] = ()
+    # Round trips to the server, for the benchmarks and the request log.
+    requests: int = 0
+    seconds: float = 0.0
+    collections_searched: tuple[str, ...] = field(default=())
+
+
+class CalendarSource(Protocol):
+    def collections(self) -> Sequence[Collection]: ...
+
+    def fetch(self, *, kind: Kind, collection_ids: Sequence[str] | None) -> FetchResult:
+        """Live items of `kind`, from the given collections or all of them.
+
+        Raises CollectionNotFound for an unknown ID and CalendarUnavailable
+        when the server cannot be read.
+        """
+        ...

@@ -1,0 +1,173 @@
+"""The real calendar: any RFC 4791 server, read live through the caldav package.
+
+Discovery uses the library's principal and calendar-home calls. Items are
+read with one calendar-query REPORT per collection through the library's own
+`report()` and parsed with `icalendar`: the library's high-level `search()`
+builds an object per resource, which costs about three times the floor on
+large collections.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import warnings
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Callable, Iterator, Sequence
+
+import caldav
+from caldav.elements import cdav, dav
+from caldav.lib import error as caldav_error
+from lxml import etree
+
+from resolver.calendars.base import FetchResult, SkippedResource
+from resolver.calendars.ical import UnparseableResource, Window, live_items, window_from
+from resolver.domain.errors import CalendarUnavailable, CollectionNotFound
+from resolver.domain.items import Collection, Item, Kind, collection_id_from_path
+
+logger = logging.getLogger("resolver.calendars")
+
+_local = threading.local()
+
+
+def query_body(kind: Kind, window: Window) -> bytes:
+    """calendar-query asking for etag and data, filtered as far as is safe.
+
+    Tasks: only those without a COMPLETED date. Never "STATUS is not
+    COMPLETED": servers drop tasks that have no STATUS at all, which are open.
+    Events: those with an occurrence in the window (the server expands series).
+    """
+    if kind is Kind.TASK:
+        inner = cdav.CompFilter("VTODO") + (cdav.PropFilter("COMPLETED") + cdav.NotDefined())
+    else:
+        inner = cdav.CompFilter("VEVENT") + cdav.TimeRange(window.start, window.end)
+    query = cdav.CalendarQuery() + [
+        dav.Prop() + [dav.GetEtag(), cdav.CalendarData()],
+        cdav.Filter() + (cdav.CompFilter("VCALENDAR") + inner),
+    ]
+    return etree.tostring(query.xmlelement(), encoding="utf-8", xml_declaration=True)
+
+
+@contextmanager
+def _guard(action: str) -> Iterator[None]:
+    """Every way the server can fail becomes calendar_unavailable, with a reason."""
+    try:
+        yield
+    except (CalendarUnavailable, CollectionNotFound):
+        raise
+    except caldav_error.AuthorizationError as err:
+        logger.warning("caldav %s refused: %s", action, type(err).__name__)
+        raise CalendarUnavailable(
+            "The calendar server refused our credentials.", details={"reason": "unauthorized"}
+        ) from err
+    except Exception as err:  # niquests, lxml and caldav errors alike
+        reason = _reason(err)
+        logger.warning("caldav %s failed: %s (%s)", action, reason, type(err).__name__)
+        raise CalendarUnavailable(details={"reason": reason}) from err
+
+
+def _reason(err: Exception) -> str:
+    name = type(err).__name__.lower()
+    if "timeout" in name or "timedout" in name:
+        return "timeout"
+    if "connection" in name:
+        return "unreachable"
+    if isinstance(err, etree.LxmlError):
+        return "bad_response"
+    return "server_error"
+
+
+@dataclass
+class CalDAVCalendar:
+    url: str
+    username: str
+    password: str = field(repr=False)
+    timeout: float = 10.0
+    horizon_days: int = 90
+    now: Callable[[], datetime] = field(default=lambda: datetime.now(timezone.utc), repr=False)
+
+    def _client(self) -> caldav.DAVClient:
+        # One client per thread and server: the library's session is reused
+        # across requests, and sessions are not shared between threads.
+        key = (self.url, self.username, self.password, self.timeout)
+        clients: dict[tuple, caldav.DAVClient] = getattr(_local, "clients", None) or {}
+        _local.clients = clients
+        if key not in clients:
+            clients[key] = caldav.DAVClient(
+                url=self.url, username=self.username or None, password=self.password or None,
+                timeout=self.timeout, enable_rfc6764=False,
+            )
+        return clients[key]
+
+    def _discover(self) -> list[tuple[Collection, str]]:
+        with _guard("discovery"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            client = self._client()
+            principal = client.principal()
+            calendars = principal.calendars()
+            found = []
+            for calendar in calendars:
+                path = calendar.url.path
+                collection = Collection(
+                    collection_id=collection_id_from_path(path),
+                    url_path=path,
+                    display_name=str(getattr(calendar, "name", None) or collection_id_from_path(path)),
+                )
+                found.append((collection, str(calendar.url)))
+            return sorted(found, key=lambda pair: pair[0].collection_id)
+
+    def collections(self) -> list[Collection]:
+        return [collection for collection, _ in self._discover()]
+
+    def fetch(self, *, kind: Kind, collection_ids: Sequence[str] | None) -> FetchResult:
+        started = time.perf_counter()
+        discovered = self._discover()
+        by_id = {collection.collection_id: (collection, url) for collection, url in discovered}
+        wanted = list(dict.fromkeys(collection_ids)) if collection_ids else sorted(by_id)
+        unknown = [cid for cid in wanted if cid not in by_id]
+        if unknown:
+            raise CollectionNotFound(
+                "Unknown collection ID.", details={"collection_ids": unknown}
+            )
+        window = window_from(self.now(), self.horizon_days)
+        body = query_body(kind, window)
+        items: list[Item] = []
+        skipped: list[SkippedResource] = []
+        for cid in wanted:
+            collection, url = by_id[cid]
+            got, bad = self._query(url, collection, body, kind=kind, window=window)
+            items.extend(got)
+            skipped.extend(bad)
+        return FetchResult(
+            items=tuple(items),
+            skipped=tuple(skipped),
+            requests=3 + len(wanted),
+            seconds=time.perf_counter() - started,
+            collections_searched=tuple(wanted),
+        )
+
+    def _query(
+        self, url: str, collection: Collection, body: bytes, *, kind: Kind, window: Window
+    ) -> tuple[list[Item], list[SkippedResource]]:
+        with _guard("report"):
+            response = self._client().report(url, body, depth=1)
+            if response.status not in (200, 207):
+                raise CalendarUnavailable(details={"reason": f"http_{response.status}"})
+            results = response.parse_calendar_query()
+        items: list[Item] = []
+        skipped: list[SkippedResource] = []
+        for result in results:
+            if result.status != 200 or not result.calendar_data or result.etag is None:
+                skipped.append(SkippedResource(result.href, "no calendar data"))
+                continue
+            try:
+                items.extend(
+                    live_items(result.calendar_data, kind=kind, collection_path=collection.url_path,
+                               etag=result.etag, window=window)
+                )
+            except UnparseableResource as err:
+                logger.warning("skipped resource %s: %s", result.href, err.reason)
+                skipped.append(SkippedResource(result.href, err.reason))
+        return items, skipped

@@ -1,0 +1,62 @@
+"""The app's settings: one `RESOLVER` dict in the project settings, with defaults.
+
+Read lazily and reloaded on `setting_changed`, so `override_settings` works in
+tests. The app never reads the environment itself: the project's settings do.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.core.signals import setting_changed
+from django.dispatch import receiver
+
+DEFAULTS: dict[str, Any] = {
+    # CalDAV
+    "CALDAV_URL": "",
+    "CALDAV_USERNAME": "",
+    "CALDAV_PASSWORD": "",
+    "CALDAV_TIMEOUT": 10.0,
+    "EVENT_HORIZON_DAYS": 90,
+    # Matching
+    "MAX_CANDIDATES": 19,
+    "MAX_TEXT_LENGTH": 500,
+    "MAX_COLLECTION_IDS": 50,
+    # Jev judgment
+    "TYPESAFE_API_KEY": "",
+    "TYPESAFE_BASE_URL": "",
+    "TYPESAFE_DEFAULT_MODEL": "jev-latest",
+    "JEV_CONNECT_TIMEOUT": 3.05,
+    "JEV_READ_TIMEOUT": 6.0,
+    "JUDGMENT_BUDGET_SECONDS": 8.0,
+    "THRESHOLD_MARGIN": 0.1,
+    "PROVENANCE_TTL_SECONDS": 900,
+    # Clarification page
+    "SITE_URL": "",
+    "CLARIFICATION_MAX_AGE_SECONDS": 900,
+}
+
+
+class ResolverSettings:
+    def __init__(self) -> None:
+        self._cache: dict[str, Any] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        if name not in DEFAULTS:
+            raise AttributeError(f"Unknown resolver setting: {name}")
+        if name not in self._cache:
+            user = getattr(settings, "RESOLVER", {}) or {}
+            self._cache[name] = user.get(name, DEFAULTS[name])
+        return self._cache[name]
+
+    def reload(self) -> None:
+        self._cache.clear()
+
+
+resolver_settings = ResolverSettings()
+
+
+@receiver(setting_changed)
+def _reload(*, setting: str, **kwargs: Any) -> None:
+    if setting == "RESOLVER":
+        resolver_settings.reload()

@@ -1,0 +1,61 @@
+"""One exception family; each error has a stable code, an HTTP status and an exit code.
+
+The doors (API, command, page) map these in one place each; nothing else
+decides what a failure looks like to the outside.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+
+class ResolverError(Exception):
+    code: str = "internal_error"
+    http_status: int = 500
+    exit_code: int = 1
+    default_message: str = "An unexpected error occurred."
+
+    def __init__(self, message: str | None = None, *, details: dict[str, Any] | None = None) -> None:
+        self.message = message or self.default_message
+        self.details = details or {}
+        super().__init__(self.message)
+
+
+class InvalidRequest(ResolverError):
+    code = "invalid_request"
+    http_status = 400
+    exit_code = 2
+    default_message = "The request is not valid."
+
+
+class CollectionNotFound(ResolverError):
+    code = "collection_not_found"
+    http_status = 400
+    exit_code = 2
+    default_message = "No such collection."
+
+
+class CalendarUnavailable(ResolverError):
+    code = "calendar_unavailable"
+    http_status = 503
+    exit_code = 4
+    default_message = "The calendar server could not be read."
+
+
+class InternalError(ResolverError):
+    pass
+
+
+# Codes that only the HTTP door produces (authentication, routing, throttling).
+# They live here too so that every code is declared in one module.
+HTTP_ONLY_CODES: dict[str, int] = {
+    "not_authenticated": 401,
+    "permission_denied": 403,
+    "not_found": 404,
+    "method_not_allowed": 405,
+    "not_acceptable": 406,
+    "unsupported_media_type": 415,
+    "throttled": 429,
+}
+
+EXIT_OK = 0
+EXIT_CLARIFICATION = 3

@@ -1,0 +1,96 @@
+"""Items and collections as the resolver sees them: plain, frozen values.
+
+Nothing here knows about Django, DRF or the caldav package.
+"""
+from __future__ import annotations
+
+import hashlib
+import unicodedata
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+class Kind(str, Enum):
+    TASK = "task"
+    EVENT = "event"
+
+
+class Method(str, Enum):
+    DETERMINISTIC = "deterministic"
+    SEMANTIC = "semantic"
+    USER_SELECTED = "user_selected"
+
+
+@dataclass(frozen=True)
+class Collection:
+    collection_id: str
+    url_path: str
+    display_name: str
+
+
+@dataclass(frozen=True)
+class Item:
+    """One live task or event, as read from the calendar server just now."""
+
+    item_id: str
+    uid: str
+    collection_id: str
+    title: str
+    etag: str
+    kind: Kind
+    status: str | None = None
+    due: str | None = None
+    start: str | None = None
+    # The normalised title, computed once so matching never re-normalises.
+    title_key: str = field(default="", compare=False, repr=False)
+
+    @property
+    def when(self) -> str | None:
+        return self.due if self.kind is Kind.TASK else self.start
+
+
+def normalise(text: str) -> str:
+    """Compatibility-normalise, case-fold and trim: `STRASSE` equals `Straße`."""
+    return unicodedata.normalize("NFKC", text).casefold().strip()
+
+
+def derive_item_id(collection_path: str, uid: str) -> str:
+    """A stable item ID from the collection's URL path and the UID.
+
+    Only the path is used, never the host or port, so the ID survives moving
+    the server. The ID is derived on every read and never stored.
+    """
+    path = collection_path if collection_path.endswith("/") else collection_path + "/"
+    digest = hashlib.sha256(f"{path}\x00{uid}".encode("utf-8")).hexdigest()
+    return "itm_" + digest[:32]
+
+
+def collection_id_from_path(url_path: str) -> str:
+    """`/alice/work/` -> `work`."""
+    segments = [s for s in url_path.split("/") if s]
+    return segments[-1] if segments else ""
+
+
+def make_item(
+    *,
+    collection_path: str,
+    uid: str,
+    title: str,
+    etag: str,
+    kind: Kind,
+    status: str | None = None,
+    due: str | None = None,
+    start: str | None = None,
+) -> Item:
+    return Item(
+        item_id=derive_item_id(collection_path, uid),
+        uid=uid,
+        collection_id=collection_id_from_path(collection_path),
+        title=title,
+        etag=etag,
+        kind=kind,
+        status=status,
+        due=due,
+        start=start,
+        title_key=normalise(title),
+    )
