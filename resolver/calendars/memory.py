@@ -1,0 +1,31 @@
+"""An in-memory calendar for unit and property tests: same contract, no server."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from resolver.calendars.base import FetchResult
+from resolver.domain.errors import CollectionNotFound
+from resolver.domain.items import Collection, Item, Kind
+
+
+@dataclass
+class MemoryCalendar:
+    """Holds live items only: liveness is the real backend's job."""
+
+    items: list[Item] = field(default_factory=list)
+    extra_collections: tuple[str, ...] = ()
+
+    def collections(self) -> list[Collection]:
+        ids = sorted({item.collection_id for item in self.items} | set(self.extra_collections))
+        return [Collection(collection_id=cid, url_path=f"/user/{cid}/", display_name=cid) for cid in ids]
+
+    def fetch(self, *, kind: Kind, collection_ids: Sequence[str] | None) -> FetchResult:
+        known = [c.collection_id for c in self.collections()]
+        wanted = list(dict.fromkeys(collection_ids)) if collection_ids else known
+        unknown = [cid for cid in wanted if cid not in known]
+        if unknown:
+            raise CollectionNotFound("Unknown collection ID.", details={"collection_ids": unknown})
+        chosen = set(wanted)
+        items = tuple(i for i in self.items if i.kind is kind and i.collection_id in chosen)
+        return FetchResult(items=items, requests=0, collections_searched=tuple(wanted))
