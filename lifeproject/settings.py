@@ -10,6 +10,11 @@ VAR_DIR = BASE_DIR / "var"
 
 DEV_SECRET_KEY = "dev-insecure-lifeproject-key-change-me-in-production-0123456789"
 
+# The embedded default (bin/run) writes the local Radicale's address and
+# generated password here; real environment variables always win.
+if (VAR_DIR / "dev.env").exists():
+    environ.Env.read_env(VAR_DIR / "dev.env")
+
 env = environ.Env(
     DEBUG=(bool, True),
     SECRET_KEY=(str, DEV_SECRET_KEY),
@@ -25,7 +30,8 @@ env = environ.Env(
     RESOLVER_JUDGMENT_BUDGET_SECONDS=(float, 8.0),
     RESOLVER_THRESHOLD_MARGIN=(float, 0.1),
     RESOLVER_PROVENANCE_TTL_SECONDS=(int, 900),
-    RESOLVER_SITE_URL=(str, ""),
+    # Where the clarification page is served; the command builds its links from it.
+    RESOLVER_SITE_URL=(str, "http://127.0.0.1:8000"),
     RESOLVER_CLARIFICATION_MAX_AGE_SECONDS=(int, 900),
 )
 
@@ -82,7 +88,8 @@ TIME_ZONE = "UTC"
 USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
-LOGIN_URL = "/admin/login/"
+LOGIN_URL = "/accounts/login/"
+LOGIN_REDIRECT_URL = "/resolve/"
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

@@ -5,12 +5,15 @@ import json
 import sys
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandParser
 
 from resolver import services
+from resolver.conf import resolver_settings
 from resolver.domain.errors import EXIT_CLARIFICATION, InvalidRequest, ResolverError
 from resolver.domain.pipeline import Outcome, Status
 from resolver.envelope import error_envelope, resolver_error_envelope
+from resolver.web import services as web_services
 
 INPUT_FIELDS = {"text", "kind", "collection_ids"}
 
@@ -28,6 +31,9 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="Print the envelope on stdout.")
         parser.add_argument("--list-collections", action="store_true",
                             help="List the collections that can be searched.")
+        parser.add_argument("--user", metavar="USERNAME",
+                            help="Bind a clarification to this user: the envelope then carries "
+                                 "data.clarification_url, built from RESOLVER_SITE_URL. Without it, no link.")
 
     def handle(self, *args: Any, **options: Any) -> None:
         request_id = services.new_request_id()
@@ -37,6 +43,7 @@ class Command(BaseCommand):
                 self._list_collections(request_id, as_json=as_json)
                 return
             text, kind, collection_ids = self._inputs(options)
+            user_id = self._user_id(options["user"])
             outcome = services.resolve_reference(
                 text=text, kind=kind, collection_ids=collection_ids, request_id=request_id, door="cli"
             )
@@ -50,7 +57,8 @@ class Command(BaseCommand):
                                       message="An unexpected error occurred.")
             self._fail(envelope, 1, as_json=as_json)
         else:
-            self._render(outcome, as_json=as_json)
+            url = self._clarification_url(outcome, user_id)
+            self._render(outcome, as_json=as_json, clarification_url=url)
 
     def _inputs(self, options: dict[str, Any]) -> tuple[Any, Any, Any]:
         if options["input_path"] is not None:
@@ -59,7 +67,7 @@ class Command(BaseCommand):
             if options["text"] is not None or options["kind"] is not None or options["collections"]:
                 raise InvalidRequest("--input - cannot be combined with --text, --kind or --collection.")
             try:
-                payload = json.loads(self._stdin().read())
+                payload = json.loads(sys.stdin.read())
             except (ValueError, UnicodeDecodeError):
                 raise InvalidRequest("Standard input is not valid JSON.") from None
             if not isinstance(payload, dict):
@@ -72,9 +80,6 @@ class Command(BaseCommand):
             raise InvalidRequest("Give --text and --kind, or --input -.")
         return options["text"], options["kind"], options["collections"]
 
-    def _stdin(self) -> Any:
-        return getattr(self, "stdin", None) or sys.stdin
-
     def _list_collections(self, request_id: str, *, as_json: bool) -> None:
         collections = services.list_collections()
         if as_json:
@@ -86,8 +91,32 @@ class Command(BaseCommand):
         for c in collections:
             self.stdout.write(f"{c.collection_id}\t{c.display_name}")
 
-    def _render(self, outcome: Outcome, *, as_json: bool) -> None:
-        envelope = services.envelope_for(outcome)
+    def _user_id(self, username: str | None) -> object:
+        """The primary key the page link is bound to; checked before resolving, so a
+        typo fails fast instead of producing a link nobody can open."""
+        if username is None:
+            return None
+        if not resolver_settings.SITE_URL:
+            raise InvalidRequest(
+                "--user needs RESOLVER['SITE_URL'] (the RESOLVER_SITE_URL environment variable).",
+                details={"field": "user"},
+            )
+        user_model = get_user_model()
+        try:
+            user = user_model._default_manager.get_by_natural_key(username)
+        except user_model.DoesNotExist:
+            raise InvalidRequest("No such user.", details={"field": "user"}) from None
+        if not user.is_active:
+            raise InvalidRequest("No such user.", details={"field": "user"})
+        return user.pk
+
+    def _clarification_url(self, outcome: Outcome, user_id: object) -> str | None:
+        if user_id is None:
+            return None
+        return web_services.clarification_url(outcome, user_id=user_id, base_url=resolver_settings.SITE_URL)
+
+    def _render(self, outcome: Outcome, *, as_json: bool, clarification_url: str | None = None) -> None:
+        envelope = services.envelope_for(outcome, clarification_url=clarification_url)
         if as_json:
             self._print_json(envelope)
         elif outcome.status is Status.OK:
@@ -110,6 +139,8 @@ class Command(BaseCommand):
                 f"  {number}. {candidate['title']!r} [{candidate['collection_id']}] {when}"
                 f" {candidate['item_id']}{mark}".rstrip()
             )
+        if envelope["data"].get("clarification_url"):
+            self.stderr.write(f"clarification_url: {envelope['data']['clarification_url']}")
 
     def _fail(self, envelope: dict[str, Any], exit_code: int, *, as_json: bool) -> None:
         if as_json:

@@ -1,0 +1,106 @@
+"""The embedded default, in one process: Radicale with demo data, a demo user, the web server.
+
+Run through `bin/run`. Everything it keeps lives under `var/`.
+"""
+from __future__ import annotations
+
+import os
+import secrets
+import subprocess
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+from lifeproject import embedded_radicale
+from lifeproject.seeding import demo_collections, seed
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = BASE_DIR / "var"
+RADICALE_DIR = VAR_DIR / "radicale"
+DEV_ENV = VAR_DIR / "dev.env"
+DEMO_USER = "demo"
+
+
+def _secret(path: Path) -> str:
+    """A generated secret kept under var/ (mode 0600) so restarts reuse it."""
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(secrets.token_urlsafe(18), encoding="utf-8")
+        os.chmod(path, 0o600)
+    return path.read_text(encoding="utf-8").strip()
+
+
+def main() -> None:
+    radicale_port = int(os.environ.get("RADICALE_PORT", "5232"))
+    web_port = int(os.environ.get("PORT", "8000"))
+    caldav_password = _secret(RADICALE_DIR / "password")
+    instance, radicale = embedded_radicale.launch(
+        RADICALE_DIR, port=radicale_port, username=DEMO_USER, password=caldav_password
+    )
+    try:
+        marker = RADICALE_DIR / ".seeded"
+        if not marker.exists():
+            seed(instance.url, DEMO_USER, caldav_password, demo_collections(datetime.now(timezone.utc)))
+            marker.touch()
+        # The project settings read this file (django-environ's read_env), so the
+        # command and the server agree without anything secret in argv.
+        DEV_ENV.write_text(
+            f"CALDAV_URL={instance.url}\nCALDAV_USERNAME={DEMO_USER}\nCALDAV_PASSWORD={caldav_password}\n"
+            f"RESOLVER_SITE_URL=http://127.0.0.1:{web_port}\n",
+            encoding="utf-8",
+        )
+        os.chmod(DEV_ENV, 0o600)
+        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lifeproject.settings")
+        import django
+
+        django.setup()
+        token, web_password = _demo_user()
+        _print_banner(web_port, instance.url, token, web_password)
+        subprocess.run(
+            [sys.executable, str(BASE_DIR / "manage.py"), "runserver", f"127.0.0.1:{web_port}", "--noreload"],
+            check=False,
+        )
+    except KeyboardInterrupt:
+        pass
+    finally:
+        radicale.terminate()
+        radicale.wait(timeout=10)
+
+
+def _demo_user() -> tuple[str, str]:
+    from django.contrib.auth import get_user_model
+    from rest_framework.authtoken.models import Token
+
+    password = _secret(VAR_DIR / "demo-user-password")
+    user, _ = get_user_model().objects.get_or_create(username=DEMO_USER, defaults={"is_staff": True})
+    user.is_staff = True
+    user.is_superuser = True
+    user.set_password(password)
+    user.save()
+    token, _ = Token.objects.get_or_create(user=user)
+    return token.key, password
+
+
+def _print_banner(port: int, caldav_url: str, token: str, password: str) -> None:
+    base = f"http://127.0.0.1:{port}"
+    print(
+        f"""
+lifeproject is running (Ctrl-C stops it and the local Radicale).
+
+  Clarification page  {base}/resolve/        (log in as {DEMO_USER} / {password})
+  API                 {base}/v1/resolve
+  Admin               {base}/admin/
+  CalDAV (Radicale)   {caldav_url}  (user {DEMO_USER}, password in var/radicale/password)
+  API token           {token}
+
+Try:
+  curl -s -X POST {base}/v1/resolve -H 'Authorization: Token {token}' \\
+       -H 'Content-Type: application/json' -d '{{"text": "portfolio", "kind": "task"}}'
+  .venv/bin/python manage.py resolve --text "weekly sync" --kind event
+""",
+        flush=True,
+    )
+
+
+if __name__ == "__main__":
+    main()

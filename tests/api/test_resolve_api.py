@@ -1,0 +1,190 @@
+"""POST /v1/resolve and GET /v1/collections: the envelope, auth and every error row."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.contrib.auth import get_user_model
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+pytestmark = pytest.mark.django_db
+
+ENVELOPE_KEYS = {"schema_version", "request_id", "status", "data", "warnings", "error"}
+
+
+@pytest.fixture
+def client(live) -> APIClient:
+    user = get_user_model().objects.create_user("agent", password="pw-agent-123")
+    token = Token.objects.create(user=user)
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    return api
+
+
+def post(client: APIClient, body, **kwargs):
+    return client.post("/v1/resolve", data=json.dumps(body) if not isinstance(body, (str, bytes)) else body,
+                       content_type=kwargs.pop("content_type", "application/json"), **kwargs)
+
+
+def test_api__resolved_envelope(client):
+    response = post(client, {"text": "Draft portfolio outline", "kind": "task"})
+    assert response.status_code == 200
+    body = response.json()
+    assert set(body) == ENVELOPE_KEYS
+    assert body["schema_version"] == 1 and body["status"] == "ok" and body["error"] is None
+    assert body["request_id"].startswith("req_")
+    assert set(body["data"]) == {"item_id", "uid", "collection_id", "title", "kind", "etag", "method",
+                                 "judgment_provenance"}
+    assert body["data"]["uid"] == "t-portfolio"
+    assert body["data"]["method"] == "deterministic"
+    assert body["data"]["item_id"].startswith("itm_")
+    assert body["data"]["judgment_provenance"] is None
+
+
+def test_api__clarification_envelope(client):
+    body = post(client, {"text": "Team offsite planning", "kind": "task"}).json()
+    assert body["status"] == "needs_clarification" and body["error"] is None
+    data = body["data"]
+    question = data["questions"][0]
+    assert question["id"] == "reference_selection" and question["prompt"]
+    assert [o["value"] for o in question["options"]] == [c["item_id"] for c in data["candidates"]]
+    assert {c["collection_id"] for c in data["candidates"]} == {"work", "personal"}
+    for candidate in data["candidates"]:
+        assert {"item_id", "uid", "collection_id", "title", "etag", "kind", "due"} <= set(candidate)
+
+
+def test_api__event_candidates_carry_start(client):
+    body = post(client, {"text": "design", "kind": "event"}).json()
+    assert body["status"] == "needs_clarification"
+    assert all("start" in c and "due" not in c for c in body["data"]["candidates"])
+
+
+def test_api__warnings_are_objects(client):
+    body = post(client, {"text": "bulk chore", "kind": "task"}).json()
+    codes = {w["code"]: w for w in body["warnings"]}
+    assert codes["candidate_narrowed"]["details"] == {"matched": 25, "kept": 19}
+    assert codes["judgment_unavailable"]["details"]["reason"] == "disabled"
+    assert all(set(w) == {"code", "message", "details"} for w in body["warnings"])
+
+
+def test_api__collection_ids_scope(client):
+    body = post(client, {"text": "Team offsite planning", "kind": "task", "collection_ids": ["work"]}).json()
+    assert body["status"] == "ok" and body["data"]["collection_id"] == "work"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"text": "", "kind": "task"},
+        {"text": "   ", "kind": "task"},
+        {"text": "x" * 501, "kind": "task"},
+        {"text": "Weekly sync", "kind": "meeting"},
+        {"text": 5, "kind": "task"},
+        {"text": ["a"], "kind": "task"},
+        {"text": "Weekly sync", "kind": "task", "collection_ids": "work"},
+        {"text": "Weekly sync", "kind": "task", "collection_ids": [1]},
+        {"text": "Weekly sync", "kind": "task", "extra": True},
+        {"kind": "task"},
+        ["not", "an", "object"],
+        "{not json",
+    ],
+)
+def test_api__invalid_request(client, body):
+    response = post(client, body)
+    assert response.status_code == 400
+    envelope = response.json()
+    assert envelope["status"] == "error" and envelope["data"] is None
+    assert envelope["error"]["code"] == "invalid_request"
+
+
+def test_api__collection_not_found(client):
+    response = post(client, {"text": "Weekly sync", "kind": "event", "collection_ids": ["nope"]})
+    assert response.status_code == 400
+    assert response.json()["error"] == {"code": "collection_not_found", "message": "Unknown collection ID.",
+                                         "details": {"collection_ids": ["nope"]}}
+
+
+def test_api__not_authenticated(live):
+    response = APIClient().post("/v1/resolve", {"text": "x", "kind": "task"}, format="json")
+    assert response.status_code == 401
+    assert response.json()["error"]["code"] == "not_authenticated"
+    assert response["WWW-Authenticate"].startswith("Token")
+
+
+def test_api__bad_token(live):
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION="Token nope")
+    response = api.post("/v1/resolve", {"text": "x", "kind": "task"}, format="json")
+    assert (response.status_code, response.json()["error"]["code"]) == (401, "not_authenticated")
+
+
+def test_api__permission_denied(client, monkeypatch):
+    from rest_framework.permissions import IsAdminUser
+
+    from resolver.api.views import ResolveApi
+
+    monkeypatch.setattr(ResolveApi, "permission_classes", [IsAdminUser])
+    response = post(client, {"text": "Weekly sync", "kind": "event"})
+    assert (response.status_code, response.json()["error"]["code"]) == (403, "permission_denied")
+
+
+def test_api__session_authentication(live):
+    user = get_user_model().objects.create_user("person", password="pw-person-123")
+    api = APIClient(enforce_csrf_checks=False)
+    api.force_login(user)
+    response = api.post("/v1/resolve", {"text": "Weekly sync", "kind": "event"}, format="json")
+    assert response.json()["status"] == "ok"
+
+
+def test_api__method_not_allowed(client):
+    response = client.get("/v1/resolve")
+    assert (response.status_code, response.json()["error"]["code"]) == (405, "method_not_allowed")
+
+
+def test_api__unsupported_media_type(client):
+    response = client.post("/v1/resolve", data="text=x&kind=task", content_type="application/x-www-form-urlencoded")
+    assert (response.status_code, response.json()["error"]["code"]) == (415, "unsupported_media_type")
+
+
+def test_api__unknown_path_is_an_envelope(client):
+    response = client.get("/v1/nothing-here")
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "not_found"
+
+
+def test_api__calendar_unavailable(client, settings, radicale):
+    settings.RESOLVER = radicale.settings(CALDAV_URL="http://127.0.0.1:9/", CALDAV_TIMEOUT=2)
+    response = post(client, {"text": "Weekly sync", "kind": "event"})
+    assert response.status_code == 503
+    assert response.json()["error"]["code"] == "calendar_unavailable"
+
+
+def test_api__wrong_caldav_password_is_calendar_unavailable(client, settings, radicale):
+    settings.RESOLVER = radicale.settings(CALDAV_PASSWORD="wrong-password")
+    response = post(client, {"text": "Weekly sync", "kind": "event"})
+    assert response.status_code == 503
+    assert response.json()["error"] == {"code": "calendar_unavailable",
+                                        "message": "The calendar server refused our credentials.",
+                                        "details": {"reason": "unauthorized"}}
+
+
+def test_api__internal_error_hides_internals(client, monkeypatch):
+    def explode(**kwargs):
+        raise RuntimeError("secret internals /etc/passwd")
+
+    monkeypatch.setattr("resolver.services.resolve_reference", explode)
+    response = post(client, {"text": "Weekly sync", "kind": "event"})
+    assert response.status_code == 500
+    body = response.json()
+    assert body["error"] == {"code": "internal_error", "message": "An unexpected error occurred.", "details": {}}
+    assert "passwd" not in response.content.decode()
+
+
+def test_api__collections(client):
+    response = client.get("/v1/collections")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["status"] == "ok"
+    assert [c["collection_id"] for c in body["data"]["collections"]] == ["bulk", "personal", "work"]
+    assert {c["display_name"] for c in body["data"]["collections"]} == {"Bulk", "Personal", "Work"}
