@@ -9,6 +9,7 @@ candidate.
 """
 from __future__ import annotations
 
+import re
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -23,6 +24,9 @@ from resolver.domain.matching import Pool, build_pool, exact_matches
 
 MAX_TEXT_LENGTH = 500
 MAX_COLLECTION_IDS = 50
+# A JSON `\ud800` escape decodes to an unpaired surrogate: a str that cannot be
+# encoded as UTF-8, so echoing it (an error's details, Jev's request, stdout) fails.
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class Status(str, Enum):
@@ -94,6 +98,8 @@ def parse_request(*, text: Any, kind: Any, collection_ids: Any = None) -> Resolv
         )
     if "\x00" in text:
         raise InvalidRequest("`text` must not contain NUL characters.", details={"field": "text"})
+    if _SURROGATE.search(text):
+        raise InvalidRequest("`text` must be valid Unicode (no unpaired surrogates).", details={"field": "text"})
     try:
         parsed_kind = Kind(kind)
     except ValueError:
@@ -105,6 +111,10 @@ def parse_request(*, text: Any, kind: Any, collection_ids: Any = None) -> Resolv
     ):
         raise InvalidRequest(
             "`collection_ids` must be a list of non-empty strings.", details={"field": "collection_ids"}
+        )
+    if any(_SURROGATE.search(cid) for cid in collection_ids):
+        raise InvalidRequest(
+            "`collection_ids` must be valid Unicode (no unpaired surrogates).", details={"field": "collection_ids"}
         )
     if len(collection_ids) > MAX_COLLECTION_IDS:
         raise InvalidRequest(
@@ -196,7 +206,8 @@ def resolve(
     ranked = tuple(candidates[i] for i in order)
     top_is_no_match = decision.top_option == jdg.NO_MATCH
     suggested = None
-    if not top_is_no_match and decision.reason != "tie":
+    # A tie is no suggestion: marking one of two equals would be a guess.
+    if not top_is_no_match and not jdg.is_tie(judgment):
         suggested = numbering[int(decision.top_option)]
     return Outcome(
         status=Status.NEEDS_CLARIFICATION, method=Method.SEMANTIC, candidates=ranked,
