@@ -1,0 +1,12 @@
+"""The judge used when no Jev endpoint is configured: it always abstains."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from resolver.domain.judgment import Judgment, JudgmentUnavailable, Question
+
+
+@dataclass(frozen=True)
+class DisabledJudge:
+    def judge(self, question: Question, *, request_id: str) -> Judgment | JudgmentUnavailable:
+        return JudgmentUnavailable(reason="disabled")

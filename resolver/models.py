@@ -1,0 +1,71 @@
+"""Configuration that people approve; the pipeline only reads it.
+
+An `ApprovedThreshold` says: for this question wording (fingerprint) and this
+model (as responses name it), a top probability of at least `threshold` may
+resolve a reference without asking the user. Rows come from an evaluation run
+with their evidence; a staff member activates one with the admin action.
+"""
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+
+from resolver.domain.judgment import QUESTION_ID
+
+_UNIT_INTERVAL = [MinValueValidator(0.0), MaxValueValidator(1.0)]
+
+
+class ApprovedThreshold(models.Model):
+    question = models.CharField(max_length=100, default=QUESTION_ID)
+    model = models.CharField(
+        max_length=200, help_text="The model name as Jev responses report it (not an alias)."
+    )
+    fingerprint = models.CharField(max_length=64, help_text="question_fingerprint() when evaluated.")
+    threshold = models.FloatField(validators=_UNIT_INTERVAL)
+    cases = models.PositiveIntegerField(help_text="Evaluation cases behind this threshold.")
+    admitted_accuracy = models.FloatField(validators=_UNIT_INTERVAL)
+    coverage = models.FloatField(validators=_UNIT_INTERVAL)
+    risk_upper_bound = models.FloatField(null=True, blank=True, validators=_UNIT_INTERVAL)
+    evaluated_at = models.DateTimeField()
+    evidence = models.JSONField(default=dict, blank=True)
+    plot_png = models.BinaryField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    active = models.BooleanField(default=False)
+    approved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    approved_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        indexes = [models.Index(fields=["question", "model", "fingerprint", "active"])]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(threshold__gte=0.0) & models.Q(threshold__lte=1.0),
+                name="resolver_threshold_in_unit_interval",
+            ),
+            # The database itself refuses an active row nobody approved.
+            models.CheckConstraint(
+                condition=models.Q(active=False) | models.Q(approved_at__isnull=False),
+                name="resolver_threshold_active_requires_approval",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        state = "active" if self.active else "inactive"
+        return f"{self.question} {self.model} >= {self.threshold:.3f} ({state})"
+
+
+class ProvenanceEntry(models.Model):
+    """No table: a handle so the admin can list the cached provenance entries."""
+
+    class Meta:
+        managed = False
+        verbose_name = "judgment provenance entry"
+        verbose_name_plural = "judgment provenance (recent, cached)"
+        default_permissions = ()
