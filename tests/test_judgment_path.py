@@ -156,3 +156,24 @@ def test_threshold_rules_that_do_not_resolve(api, jev, setup, behaviour):
     jev.push(behaviour)
     body = resolve(api, "portfolio")
     assert body["status"] == "needs_clarification"
+
+
+@pytest.mark.slow
+def test_laya_serve_uniform_answer_ends_in_clarification(radicale, settings):
+    """A third-party Jev-compatible server accepts our request; uniform = no suggestion."""
+    from tests.support.laya import LayaServer
+
+    with LayaServer() as laya:
+        settings.RESOLVER = radicale.settings(TYPESAFE_BASE_URL=laya.url, JUDGMENT_BUDGET_SECONDS=8.0)
+        cache.clear()
+        user = get_user_model().objects.create_user("agent", password="pw-agent-123")
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+        body = resolve(client, "portfolio")
+    assert body["status"] == "needs_clarification"
+    assert not [w for w in body["warnings"] if w["code"] == "judgment_unavailable"]
+    data = body["data"]
+    assert data["method"] == "semantic"
+    assert data["judgment_provenance"]["model"] == laya.serving_model
+    assert not any(c["suggested"] for c in data["candidates"])
+    assert len({c["probability"] for c in data["candidates"]}) == 1
