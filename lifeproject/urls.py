@@ -1,11 +1,15 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from lifeproject import errors
+from lifeproject import errors, health
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("v1/", include("resolver.urls")),
+    path("resolve/", include("resolver.web.urls")),
+    path("accounts/", include("django.contrib.auth.urls")),
+    # No authentication and no secrets: for load balancers (lifeproject/health.py).
+    path("healthz", health.healthz, name="healthz"),
 ]
 
 handler404 = errors.not_found

@@ -1,0 +1,1 @@
+"""The clarification page: a search form, signed clarification links, and the selection."""

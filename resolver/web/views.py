@@ -1,0 +1,183 @@
+"""The page door: a search form, the clarification page, and the confirmation.
+
+Views parse the request, call one service, and render. Every failure is a page
+with a status, never a traceback. Nothing here writes to the calendar.
+"""
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_http_methods
+
+from resolver import services
+from resolver.domain.errors import CalendarUnavailable, ResolverError
+from resolver.domain.items import Item, Method
+from resolver.domain.pipeline import Status
+from resolver.web import services as web
+from resolver.web.forms import ResolveForm, SelectForm
+from resolver.web.tokens import ClarificationClaims, TokenExpired, TokenInvalid
+
+
+class HttpResponseSeeOther(HttpResponseRedirect):
+    # After a POST the browser must GET the next page, whatever the next page is.
+    status_code = 303
+
+
+@never_cache
+@login_required
+@require_http_methods(["GET", "HEAD", "POST"])
+def search(request: HttpRequest) -> HttpResponse:
+    if request.method != "POST":
+        form = ResolveForm(initial={
+            "kind": request.GET.get("kind") or "task",
+            "collections": request.GET.get("collections", ""),
+            "next": _safe_next(request, request.GET.get("next")) or "",
+        })
+        return _search_page(request, form)
+
+    form = ResolveForm(request.POST)
+    if not form.is_valid():
+        return _search_page(request, form, status=400)
+    data = form.cleaned_data
+    try:
+        outcome = services.resolve_reference(
+            text=data["text"], kind=data["kind"], collection_ids=data["collections"], door="web"
+        )
+    except ResolverError as err:
+        return _search_page(request, form, error=err.message, status=err.http_status)
+
+    next_url = _safe_next(request, data.get("next"))
+    if outcome.status is Status.OK:
+        assert outcome.item is not None
+        if next_url:
+            return HttpResponseSeeOther(_with_item(next_url, outcome.item))
+        return _confirmation(request, outcome.item, method=outcome.method)
+    path = web.clarification_path(web.clarification_token(outcome, user_id=request.user.pk))
+    if next_url:
+        path += "?" + urlencode({"next": next_url})
+    return HttpResponseSeeOther(path)
+
+
+@never_cache
+@login_required
+@require_http_methods(["GET", "HEAD", "POST"])
+def clarify(request: HttpRequest, token: str) -> HttpResponse:
+    try:
+        claims = web.read_clarification(token, user_id=request.user.pk)
+    except TokenExpired:
+        return _error_page(request, status=410, title="This question has expired",
+                           message="Clarification links are valid for a limited time. Search again.",
+                           link=(reverse("resolver_web:search"), "Search again"))
+    except TokenInvalid:
+        # Tampered and foreign tokens look the same: nothing hints which.
+        return _error_page(request, status=404, title="Not found",
+                           message="This clarification link is not valid.",
+                           link=(reverse("resolver_web:search"), "Search again"))
+
+    if request.method != "POST":
+        next_url = _safe_next(request, request.GET.get("next"))
+        return _clarification_page(request, claims, next_url=next_url)
+
+    form = SelectForm(request.POST)
+    next_url = _safe_next(request, request.POST.get("next"))
+    if not form.is_valid():
+        return _clarification_page(request, claims, next_url=next_url,
+                                   error="Choose one of the items.", status=400)
+    try:
+        item = web.select(claims, item_id=form.cleaned_data["item_id"])
+    except web.NotACandidate:
+        return _error_page(request, status=400, title="Not one of the choices",
+                           message="The item you sent was not offered for this question.",
+                           link=(_retry_path(request, next_url), "Back to the question"))
+    except web.CandidateGone:
+        return _clarification_page(request, claims, next_url=next_url, status=409,
+                                   error="That item no longer exists or is no longer open. Choose another.")
+    except CalendarUnavailable:
+        return _calendar_down(request, retry=_retry_path(request, next_url))
+    except ResolverError as err:
+        return _error_page(request, status=err.http_status, title="Something went wrong", message=err.message)
+    if next_url:
+        return HttpResponseSeeOther(_with_item(next_url, item))
+    return _confirmation(request, item, method=Method.USER_SELECTED)
+
+
+def _search_page(request: HttpRequest, form: ResolveForm, *, error: str | None = None,
+                 status: int = 200) -> HttpResponse:
+    return render(request, "resolver/search.html", {"form": form, "error": error}, status=status)
+
+
+def _clarification_page(request: HttpRequest, claims: ClarificationClaims, *, next_url: str | None,
+                        error: str | None = None, status: int = 200) -> HttpResponse:
+    try:
+        candidates = web.live_candidates(claims)
+    except CalendarUnavailable:
+        return _calendar_down(request, retry=_retry_path(request, next_url))
+    except ResolverError as err:
+        return _error_page(request, status=err.http_status, title="Something went wrong", message=err.message)
+    context: dict[str, Any] = {
+        "candidates": candidates,
+        "choosable": any(not c.gone for c in candidates),
+        "has_suggestion": any(c.suggested and not c.gone for c in candidates),
+        "kind": claims.kind.value,
+        "next": next_url or "",
+        "search_again_url": _search_again_url(claims, next_url),
+        "error": error,
+    }
+    return render(request, "resolver/clarify.html", context, status=status)
+
+
+def _confirmation(request: HttpRequest, item: Item, *, method: Method | None) -> HttpResponse:
+    context = {"item": item, "when": web.when_label(item), "method": method.value if method else None}
+    return render(request, "resolver/confirmation.html", context)
+
+
+def _calendar_down(request: HttpRequest, *, retry: str) -> HttpResponse:
+    return _error_page(request, status=503, title="The calendar cannot be read right now",
+                       message="The calendar server did not answer. Nothing was changed; "
+                               "try again in a moment.",
+                       link=(retry, "Try again"))
+
+
+def _error_page(request: HttpRequest, *, status: int, title: str, message: str,
+                link: tuple[str, str] | None = None) -> HttpResponse:
+    context = {"status": status, "title": title, "message": message,
+               "link_url": link[0] if link else None, "link_text": link[1] if link else None}
+    return render(request, "resolver/error.html", context, status=status)
+
+
+def _retry_path(request: HttpRequest, next_url: str | None) -> str:
+    """The clarification page again, by GET: a link cannot repeat a POST."""
+    return request.path + ("?" + urlencode({"next": next_url}) if next_url else "")
+
+
+def _search_again_url(claims: ClarificationClaims, next_url: str | None) -> str:
+    query = {"kind": claims.kind.value, "collections": " ".join(claims.collection_ids)}
+    if next_url:
+        query["next"] = next_url
+    return reverse("resolver_web:search") + "?" + urlencode(query)
+
+
+def _safe_next(request: HttpRequest, value: str | None) -> str | None:
+    """`next` only if it stays on this host; anything else is ignored, as Django's login does."""
+    if not value:
+        return None
+    if url_has_allowed_host_and_scheme(value, allowed_hosts={request.get_host()},
+                                       require_https=request.is_secure()):
+        return value
+    return None
+
+
+def _with_item(url: str, item: Item) -> str:
+    """`url` with item_id and etag set in its query, replacing any there already."""
+    parts = urlsplit(url)
+    kept = parse_qsl(parts.query, keep_blank_values=True)
+    query = [(k, v) for k, v in kept if k not in ("item_id", "etag")]
+    query += [("item_id", item.item_id), ("etag", item.etag)]
+    return urlunsplit(parts._replace(query=urlencode(query)))
