@@ -2,6 +2,8 @@
 
 `cases` loads the labelled case set, `metrics` turns the model's answers into a
 risk/coverage table and a recommended threshold, `report` writes what an
-operator reads before approving one. Nothing here talks to Jev or the
-database: the evaluation command does that and hands the results over.
+operator reads before approving one; none of these three talks to Jev or
+the database. `runner` asks a judge every case and writes the report (plain
+Python, no Django), and `proposal` stores a recommendation as an inactive
+threshold: `manage.py evaluate_reference_match` drives both.
 """

@@ -83,13 +83,14 @@ class MixedModels(EvaluationError):
 class CaseJudge(Protocol):
     """The judge the runner needs: the production `Judge` with the model it asks for."""
 
-    model: str
+    @property
+    def model(self) -> str: ...
 
     def judge(self, question: Question, *, request_id: str) -> Judgment | JudgmentUnavailable: ...
 
 
 @dataclass(frozen=True)
-class Settings:
+class RunOptions:
     target_risk: float
     min_coverage: float
     margin: float
@@ -160,7 +161,8 @@ class EvaluationResult:
     reused: int  # answers read back from answers.jsonl
     asked: int  # questions sent to the judge in this run
     unanswered: tuple[Unanswered, ...]
-    discarded_lines: int  # unreadable or stale lines skipped in answers.jsonl
+    unreadable_lines: int  # lines of answers.jsonl that are not answer records
+    rejected: int  # stored answers that failed the answer checks, so were asked again
     recommendation: Recommendation
     summary: str = field(repr=False)
 
@@ -258,6 +260,16 @@ def read_answers(path: Path) -> tuple[dict[AnswerKey, StoredAnswer], int]:
                 continue
             answers[record.key] = record
     return answers, unreadable
+
+
+def _end_with_newline(path: Path) -> None:
+    """Terminate a last line cut short by a kill, so the next answer starts a line of its own."""
+    if not path.exists() or path.stat().st_size == 0:
+        return
+    with path.open("rb+") as handle:
+        handle.seek(-1, 2)
+        if handle.read(1) != b"\n":
+            handle.write(b"\n")
 
 
 def _still_valid(answer: StoredAnswer, question: Question) -> StoredAnswer | None:
@@ -358,15 +370,15 @@ def _responding_model(answers: Sequence[StoredAnswer], model_requested: str) -> 
     return models[0] if models else ""
 
 
-def _incomplete(unanswered: int, total: int, settings: Settings) -> Recommendation:
+def _incomplete(unanswered: int, total: int, options: RunOptions) -> Recommendation:
     return Recommendation(
         threshold=None,
         reason=(
             f"{unanswered} of {total} cases are unanswered (judgment unavailable); "
             "run the command again to ask for them: an incomplete run recommends nothing"
         ),
-        target_risk=settings.target_risk,
-        min_coverage=settings.min_coverage,
+        target_risk=options.target_risk,
+        min_coverage=options.min_coverage,
     )
 
 
@@ -375,17 +387,19 @@ def run_evaluation(
     cases_path: Path,
     judge: CaseJudge,
     out_dir: Path,
-    settings: Settings,
+    options: RunOptions,
     progress: TextIO | None = None,
 ) -> EvaluationResult:
     """Evaluate `reference_match.v1` on a labelled case set and write the report into `out_dir`.
 
     Raises CaseFileError for a bad case file, InvalidEvaluation for bad
-    settings, MixedModels when the answers name more than one model.
+    options, MixedModels when the answers name more than one model.
     """
-    problems = settings.problems()
+    problems = options.problems()
     if problems:
         raise InvalidEvaluation("; ".join(problems))
+    if not cases_path.is_file():
+        raise InvalidEvaluation(f"--cases {cases_path}: no such file")
     cases = load_cases(cases_path)
     digest = cases_digest(cases_path)
     fingerprint = question_fingerprint()
@@ -393,7 +407,9 @@ def run_evaluation(
 
     out_dir.mkdir(parents=True, exist_ok=True)
     answers_path = out_dir / ANSWERS_FILE
-    stored, discarded = read_answers(answers_path)
+    stored, unreadable = read_answers(answers_path)
+    _end_with_newline(answers_path)
+    rejected = 0
 
     answered: dict[str, StoredAnswer] = {}
     pending: list[tuple[Case, Question, AnswerKey]] = []
@@ -405,7 +421,7 @@ def run_evaluation(
         previous = stored.get(key)
         checked = _still_valid(previous, question) if previous is not None else None
         if previous is not None and checked is None:
-            discarded += 1
+            rejected += 1
         if checked is not None:
             answered[case.id] = checked
         else:
@@ -413,7 +429,7 @@ def run_evaluation(
     reused = len(answered)
 
     obtained, unanswered = _ask_all(
-        judge, pending, answers_path=answers_path, concurrency=settings.concurrency, progress=progress
+        judge, pending, answers_path=answers_path, concurrency=options.concurrency, progress=progress
     )
     answered.update(obtained)
     # Report unanswered cases in file order, whatever order the threads finished in.
@@ -433,11 +449,11 @@ def run_evaluation(
         for case in cases
         if case.id in answered
     ]
-    points = threshold_points(outcomes, margin=settings.margin) if outcomes else []
+    points = threshold_points(outcomes, margin=options.margin) if outcomes else []
     if unanswered:
-        recommendation = _incomplete(len(unanswered), len(cases), settings)
+        recommendation = _incomplete(len(unanswered), len(cases), options)
     else:
-        recommendation = recommend(points, target_risk=settings.target_risk, min_coverage=settings.min_coverage)
+        recommendation = recommend(points, target_risk=options.target_risk, min_coverage=options.min_coverage)
     meta = {
         "question": QUESTION_ID,
         # The responding model: the one a threshold is approved for.
@@ -449,7 +465,7 @@ def run_evaluation(
         "case_count": len(cases),
         "answered": len(in_order),
         "unanswered": len(unanswered),
-        "margin": settings.margin,
+        "margin": options.margin,
     }
     report = write_report(
         out_dir, points=points, recommendation=recommendation, by_tag=accuracy_by_tag(outcomes), meta=meta
@@ -461,7 +477,8 @@ def run_evaluation(
         reused=reused,
         asked=len(pending),
         unanswered=tuple(unanswered),
-        discarded_lines=discarded,
+        unreadable_lines=unreadable,
+        rejected=rejected,
         recommendation=recommendation,
         summary=render_summary(report),
     )

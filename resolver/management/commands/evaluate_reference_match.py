@@ -1,0 +1,159 @@
+"""manage.py evaluate_reference_match: earn (or fail to earn) a confidence threshold.
+
+Exit codes: 0 report written, every case answered (with or without a
+recommendation); 1 unexpected error; 2 invalid arguments, case file or
+proposal; 4 some cases are still unanswered (run again to retry them);
+5 no Jev is configured; 6 the answers name more than one model; 130
+interrupted. See docs/evaluation.md.
+"""
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import logging
+import sys
+from pathlib import Path
+from typing import Any, NoReturn, TextIO
+
+from django.core.management.base import BaseCommand, CommandParser
+from tqdm.contrib.logging import logging_redirect_tqdm
+
+from resolver.conf import resolver_settings
+from resolver.domain.errors import ResolverError
+from resolver.evaluation import runner
+from resolver.evaluation.metrics import DEFAULT_MIN_COVERAGE, DEFAULT_TARGET_RISK
+from resolver.judges.jev import JevJudge, judge_from_settings
+
+EXIT_INTERRUPTED = 130
+
+
+class Command(BaseCommand):
+    help = (
+        "Ask Jev the reference_match.v1 question for every labelled case, write report.json, "
+        "risk_coverage.png and summary.md, and optionally propose the recommended threshold "
+        "(exit 0 done, 4 cases unanswered: run again)."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--cases", required=True, metavar="FILE",
+                            help="The labelled cases, JSON Lines (see docs/evaluation.md).")
+        parser.add_argument("--model", metavar="NAME",
+                            help="Model name or alias to ask for (default: RESOLVER['TYPESAFE_DEFAULT_MODEL']). "
+                                 "The threshold is for the model the responses name.")
+        parser.add_argument("--target-risk", type=float, default=DEFAULT_TARGET_RISK, metavar="R",
+                            help=f"Highest acceptable 95%% upper bound on risk (default {DEFAULT_TARGET_RISK}).")
+        parser.add_argument("--min-coverage", type=float, default=DEFAULT_MIN_COVERAGE, metavar="C",
+                            help=f"Smallest share of cases a threshold must resolve (default {DEFAULT_MIN_COVERAGE}).")
+        parser.add_argument("--margin", type=float, default=None, metavar="M",
+                            help="Lead the top option needs over the runner-up "
+                                 "(default: RESOLVER['THRESHOLD_MARGIN'], the one the pipeline applies).")
+        parser.add_argument("--out", default="reference-match-evaluation", metavar="DIR",
+                            help="Output directory: the report, and answers.jsonl that makes re-runs resume "
+                                 "(default ./reference-match-evaluation).")
+        parser.add_argument("--concurrency", type=int, default=4, metavar="N",
+                            help=f"Questions in flight at once, 1 to {runner.MAX_CONCURRENCY} (default 4).")
+        parser.add_argument("--propose", action="store_true",
+                            help="Store the recommendation as an inactive threshold for approval in the admin.")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        margin = options["margin"]
+        in_force = float(resolver_settings.THRESHOLD_MARGIN)
+        run_options = runner.RunOptions(
+            target_risk=options["target_risk"],
+            min_coverage=options["min_coverage"],
+            margin=in_force if margin is None else margin,
+            concurrency=options["concurrency"],
+        )
+        try:
+            if options["propose"]:
+                from resolver.evaluation.proposal import check_margin_in_force
+
+                # Before asking Jev anything: a refused proposal should cost nothing.
+                check_margin_in_force(margin=run_options.margin, in_force=in_force)
+            judge = self._judge(options["model"])
+            with self._logs_above_the_bar():
+                result = runner.run_evaluation(
+                    cases_path=Path(options["cases"]),
+                    judge=judge,
+                    out_dir=Path(options["out"]),
+                    options=run_options,
+                    progress=self._progress_stream(),
+                )
+        except (runner.EvaluationError, ResolverError) as err:
+            self._fail(str(err), err.exit_code)
+        except KeyboardInterrupt:
+            self._fail("interrupted; answers obtained so far are kept: run the same command again to resume.",
+                       EXIT_INTERRUPTED)
+        except OSError as err:
+            self._fail(f"cannot read or write {err.filename or 'a file'}: {err.strerror or type(err).__name__}", 1)
+        self._render(result)
+        if not result.complete:
+            if options["propose"]:
+                self.stderr.write("the run is incomplete: nothing proposed.")
+            raise SystemExit(runner.EXIT_INCOMPLETE)
+        if options["propose"]:
+            self._propose(result)
+
+    def _judge(self, model: str | None) -> JevJudge:
+        judge = judge_from_settings()
+        if not isinstance(judge, JevJudge):
+            raise runner.JudgeDisabled(
+                "the judge is off (RESOLVER['TYPESAFE_API_KEY'] and RESOLVER['TYPESAFE_BASE_URL'] are "
+                "both empty): set TYPESAFE_API_KEY for the hosted Jev, or TYPESAFE_BASE_URL for a "
+                "Jev-compatible server, and run again."
+            )
+        if model is not None:
+            if not model.strip():
+                raise runner.InvalidEvaluation("--model must not be empty")
+            judge = dataclasses.replace(judge, model=model.strip())
+        return judge
+
+    def _progress_stream(self) -> TextIO:
+        # The raw stream, not the OutputWrapper: the wrapper ends every write
+        # with a newline, which would turn each progress redraw into a new line.
+        return getattr(self.stderr, "_out", sys.stderr)
+
+    def _logs_above_the_bar(self) -> contextlib.AbstractContextManager[None]:
+        # The judge logs every attempt to the console; printed through tqdm
+        # those lines scroll above the progress bar instead of breaking it.
+        # Only a logger that already prints to the console is redirected, so
+        # no log line appears that the project's logging would not show.
+        logger = logging.getLogger("resolver")
+        if any(isinstance(h, logging.StreamHandler) and h.stream in (sys.stdout, sys.stderr)
+               for h in logger.handlers):
+            return logging_redirect_tqdm(loggers=[logger])
+        return contextlib.nullcontext()
+
+    def _render(self, result: runner.EvaluationResult) -> None:
+        self.stderr.write(
+            f"{result.case_count} cases: {result.reused} answers reused from {runner.ANSWERS_FILE}, "
+            f"{result.asked} asked now, {len(result.unanswered)} unanswered."
+        )
+        if result.unreadable_lines:
+            self.stderr.write(f"warning: ignored {result.unreadable_lines} unreadable line(s) in "
+                              f"{runner.ANSWERS_FILE} (a run cut short while writing?).")
+        if result.rejected:
+            self.stderr.write(f"warning: {result.rejected} stored answer(s) failed the answer checks "
+                              "and were asked again.")
+        for missing in result.unanswered:
+            self.stderr.write(f"unanswered: {missing.case_id} ({missing.reason})")
+        self.stdout.write(result.summary, ending="")
+        self.stderr.write(f"report written to {result.out_dir}")
+
+    def _propose(self, result: runner.EvaluationResult) -> None:
+        from resolver.evaluation.proposal import propose_threshold
+
+        proposal = propose_threshold(result=result)
+        if proposal is None:
+            self.stderr.write("no threshold qualifies: nothing proposed.")
+            return
+        row = proposal.row
+        if proposal.created:
+            self.stderr.write(f"proposed threshold #{row.pk}: {row.threshold:.2f} for {row.model} "
+                              "(inactive until a staff member approves it in the admin).")
+        else:
+            self.stderr.write(f"an identical proposal is already stored as threshold #{row.pk}: nothing added.")
+
+    def _fail(self, message: str, exit_code: int) -> NoReturn:
+        self.stderr.write(f"error: {message}")
+        raise SystemExit(exit_code)
