@@ -204,7 +204,9 @@ def render_summary(report: Mapping[str, Any]) -> str:
     if unanswered:
         lines.append(f"**No recommendation: the run is incomplete.** {_sentence(recommendation['reason'])}")
     elif recommendation["threshold"] is None:
-        lines.append(f"**No threshold qualifies.** {_sentence(recommendation['reason'])}")
+        # The reason already opens with "no threshold qualifies: ..."; say it once.
+        reason = recommendation["reason"].removeprefix("no threshold qualifies: ")
+        lines.append(f"**No threshold qualifies.** {_sentence(reason)}")
     else:
         lines.append(f"**Threshold {recommendation['threshold']:.2f}.** {_sentence(recommendation['reason'])}")
     lines += [
