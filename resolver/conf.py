@@ -22,6 +22,9 @@ DEFAULTS: dict[str, Any] = {
     "MAX_CANDIDATES": 19,
     "MAX_TEXT_LENGTH": 500,
     "MAX_COLLECTION_IDS": 50,
+    # API request bodies: a valid request is far smaller (500 characters of text,
+    # 50 collection IDs), so anything bigger is refused before it is parsed.
+    "MAX_BODY_BYTES": 65536,
     # Jev judgment
     "TYPESAFE_API_KEY": "",
     "TYPESAFE_BASE_URL": "",

@@ -4,6 +4,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from django.core.exceptions import SuspiciousOperation
 from django.http import Http404
 from rest_framework import exceptions
 from rest_framework.response import Response
@@ -45,6 +46,11 @@ def envelope_exception_handler(exc: Exception, context: dict[str, Any]) -> Respo
         return Response(body, status=exc.http_status)
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
+    if isinstance(exc, SuspiciousOperation):
+        # Django's own input limits (RequestDataTooBig, TooManyFieldsSent, a bad
+        # Host header): the client's fault, so a 400 and never a logged 500.
+        body = error_envelope(request_id=request_id, code="invalid_request", message="The request is not valid.")
+        return Response(body, status=400)
     if isinstance(exc, (exceptions.ParseError, exceptions.ValidationError)):
         details = exc.detail if isinstance(exc, exceptions.ValidationError) else {}
         message = "The request is not valid." if details else str(exc.detail)

@@ -7,7 +7,9 @@ from rest_framework.views import APIView
 
 from resolver import services
 from resolver.api.exceptions import request_id_of
+from resolver.api.schema import collections_schema, resolve_schema
 from resolver.api.serializers import ResolveInputSerializer
+from resolver.web import services as web_services
 
 
 class ResolveApi(APIView):
@@ -15,6 +17,7 @@ class ResolveApi(APIView):
 
     throttle_scope = "resolve"
 
+    @resolve_schema
     def post(self, request: Request) -> Response:
         request_id = request_id_of(request)
         serializer = ResolveInputSerializer(data=request.data)
@@ -22,12 +25,18 @@ class ResolveApi(APIView):
         outcome = services.resolve_reference(
             **serializer.validated_data, request_id=request_id, door="api"
         )
-        return Response(services.envelope_for(outcome))
+        # The page link is bound to the authenticated client's user and built
+        # from this request, so it points at the host the client reached.
+        clarification_url = web_services.clarification_url(
+            outcome, user_id=request.user.pk, base_url=request.build_absolute_uri("/")
+        )
+        return Response(services.envelope_for(outcome, clarification_url=clarification_url))
 
 
 class CollectionsApi(APIView):
     """GET /v1/collections: the calendars this resolver can search."""
 
+    @collections_schema
     def get(self, request: Request) -> Response:
         request_id = request_id_of(request)
         collections = services.list_collections()

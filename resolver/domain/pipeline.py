@@ -153,10 +153,17 @@ def resolve(
                        warnings=warnings, timings=timings, **base)
     if exact:
         timings["matching_ms"] = _ms(time.perf_counter() - matching_started)
+        # Many items can share one title; a clarification still lists at most
+        # max_candidates of them (in their stable order) and says so.
+        listed = tuple(exact[:max_candidates])
+        prompt = f"{len(exact)} items match this reference exactly. Which one do you mean?"
+        if len(listed) < len(exact):
+            prompt += (f" Only the first {len(listed)} are listed: narrow the scope with a collection "
+                       "if yours is missing.")
         return Outcome(
-            status=Status.NEEDS_CLARIFICATION, method=Method.DETERMINISTIC, candidates=tuple(exact),
-            prompt=f"{len(exact)} items match this reference exactly. Which one do you mean?",
-            warnings=warnings, timings=timings, **base,
+            status=Status.NEEDS_CLARIFICATION, method=Method.DETERMINISTIC, candidates=listed,
+            prompt=prompt, warnings=warnings + _narrowed(matched=len(exact), kept=len(listed)),
+            timings=timings, **base,
         )
 
     pool = build_pool(request.text, fetched.items, limit=max_candidates)
@@ -231,12 +238,16 @@ def _prompt(pool: Pool, *, top_is_no_match: bool) -> str:
 
 
 def _narrowed_warning(pool: Pool) -> tuple[Warning, ...]:
-    if not pool.narrowed:
+    return _narrowed(matched=pool.matched, kept=len(pool.candidates))
+
+
+def _narrowed(*, matched: int, kept: int) -> tuple[Warning, ...]:
+    if matched <= kept:
         return ()
     return (Warning(
         code="candidate_narrowed",
         message="More items matched than can be listed; only the best matches are candidates.",
-        details={"matched": pool.matched, "kept": len(pool.candidates)},
+        details={"matched": matched, "kept": kept},
     ),)
 
 

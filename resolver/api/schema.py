@@ -1,0 +1,466 @@
+"""The OpenAPI description of the API: the envelope, every error code, examples.
+
+Nothing here runs on a request except SchemaApi. The serializers below only
+describe shapes for drf-spectacular; the envelope itself is built by
+`resolver.envelope`, and the tests hold the two together (Schemathesis checks
+every response against this schema).
+
+The error codes come from `resolver.domain.errors`, so a code added there
+shows up here without a second list to keep in step.
+"""
+from __future__ import annotations
+
+import functools
+from http import HTTPStatus
+from typing import Any, Callable, Iterable, TypeVar
+
+from drf_spectacular.extensions import OpenApiSerializerExtension
+from drf_spectacular.renderers import OpenApiJsonRenderer, OpenApiJsonRenderer2
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    OpenApiResponse,
+    PolymorphicProxySerializer,
+    extend_schema,
+    extend_schema_field,
+    inline_serializer,
+)
+from drf_spectacular.views import SpectacularAPIView
+from rest_framework import serializers
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from resolver.api.serializers import ResolveInputSerializer
+from resolver.conf import DEFAULTS
+from resolver.domain import errors
+from resolver.domain.pipeline import MAX_COLLECTION_IDS, MAX_TEXT_LENGTH
+from resolver.domain.items import Kind, Method
+from resolver.envelope import SCHEMA_VERSION
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+# --- error codes, by HTTP status -------------------------------------------
+
+_DOMAIN_ERRORS: tuple[type[errors.ResolverError], ...] = (
+    errors.InvalidRequest,
+    errors.CollectionNotFound,
+    errors.CalendarUnavailable,
+    errors.InternalError,
+)
+
+
+def error_codes_by_status() -> dict[int, tuple[str, ...]]:
+    """Every stable error code the API can send, grouped by its HTTP status."""
+    by_status: dict[int, list[str]] = {}
+    pairs = [(e.code, e.http_status) for e in _DOMAIN_ERRORS] + list(errors.HTTP_ONLY_CODES.items())
+    for code, status in pairs:
+        if code not in by_status.setdefault(status, []):
+            by_status[status].append(code)
+    return {status: tuple(codes) for status, codes in sorted(by_status.items())}
+
+
+_WHEN: dict[str, str] = {
+    "invalid_request": "The body is not a JSON object of the documented shape, breaks a limit "
+    f"(text over {MAX_TEXT_LENGTH} characters, more than {MAX_COLLECTION_IDS} collection IDs, "
+    f"a body over RESOLVER['MAX_BODY_BYTES'], {DEFAULTS['MAX_BODY_BYTES']} bytes by default), "
+    "or is not valid JSON or valid Unicode.",
+    "collection_not_found": "A collection ID names no collection on the calendar server.",
+    "not_authenticated": "No credentials, or a token that is not valid.",
+    "permission_denied": "The credentials do not allow this (a session request without a CSRF token).",
+    "not_found": "No such path.",
+    "method_not_allowed": "The path does not take this HTTP method.",
+    "not_acceptable": "The Accept header excludes JSON.",
+    "unsupported_media_type": "The body is not application/json.",
+    "throttled": "Too many resolutions by this client; retry after `Retry-After` seconds.",
+    "internal_error": "A bug on our side; the body says nothing about internals.",
+    "calendar_unavailable": "The calendar server could not be read (down, timing out, refusing our credentials).",
+}
+
+_EXAMPLE_ERRORS: dict[str, tuple[str, dict[str, Any]]] = {
+    "invalid_request": (
+        "The request is not valid.",
+        {"fields": {"text": [f"Ensure this field has no more than {MAX_TEXT_LENGTH} characters."]}},
+    ),
+    "collection_not_found": ("Unknown collection ID.", {"collection_ids": ["holidays"]}),
+    "not_authenticated": ("Authentication credentials were not provided.", {}),
+    "permission_denied": ("CSRF Failed: CSRF token missing.", {}),
+    "not_found": ("Not found.", {}),
+    "method_not_allowed": ('Method "GET" not allowed.', {}),
+    "not_acceptable": ("Could not satisfy the request Accept header.", {}),
+    "unsupported_media_type": ('Unsupported media type "text/plain" in request.', {}),
+    "throttled": ("Request was throttled. Expected available in 12 seconds.", {"retry_after_seconds": 12}),
+    "internal_error": ("An unexpected error occurred.", {}),
+    "calendar_unavailable": ("The calendar server could not be read.", {"reason": "timeout"}),
+}
+
+# --- field helpers ----------------------------------------------------------
+
+
+def _schema_field(schema: dict[str, Any], **kwargs: Any) -> serializers.Field:
+    """A field described by a raw schema.
+
+    A fresh class each time: serializers deep-copy their fields by re-creating
+    them from the class, so an annotation on an instance would be lost.
+    """
+    cls = extend_schema_field(schema)(type("DescribedField", (serializers.Field,), {}))
+    return cls(**kwargs)
+
+
+def _enum(values: Iterable[Any], *, nullable: bool = False, description: str = "") -> serializers.Field:
+    allowed = list(values)
+    types = sorted({"integer" if isinstance(v, int) else "string" for v in allowed})
+    schema: dict[str, Any] = {"type": types[0] if len(types) == 1 else types}
+    # `const` for a single value: drf-spectacular hoists every `enum` into a component
+    # named after the field, and a dozen one-value "status" enums would collide.
+    if len(allowed) == 1:
+        schema["const"] = allowed[0]
+    else:
+        schema["enum"] = allowed
+    if nullable:
+        schema = {"oneOf": [schema, {"type": "null"}]}
+    if description:
+        schema["description"] = description
+    return _schema_field(schema)
+
+
+def _null(description: str) -> serializers.Field:
+    return _schema_field({"type": "null", "description": description})
+
+
+def _details(description: str) -> serializers.Field:
+    return _schema_field({"type": "object", "additionalProperties": True, "description": description})
+
+
+_KINDS = [k.value for k in Kind]
+_METHODS = [m.value for m in Method]
+
+# --- the envelope's parts -----------------------------------------------------
+
+
+class WarningSerializer(serializers.Serializer):
+    code = serializers.CharField(
+        help_text="Stable code: items_skipped, candidate_narrowed, judgment_unavailable (more may be added)."
+    )
+    message = serializers.CharField()
+    details = _details("Code-specific facts (counts, reasons); never user text or secrets.")
+
+
+class JudgmentProvenanceSerializer(serializers.Serializer):
+    question = serializers.CharField(help_text="The question's ID, e.g. reference_match.v1.")
+    fingerprint = serializers.CharField(help_text="Digest of the question's trusted wording.")
+    model = serializers.CharField(help_text="The versioned model that answered.")
+    jev_request_id = serializers.CharField(allow_null=True)
+    candidate_count = serializers.IntegerField(min_value=1)
+    latency_ms = serializers.IntegerField(min_value=0)
+    attempts = serializers.IntegerField(min_value=1)
+
+
+class ResolvedItemSerializer(serializers.Serializer):
+    item_id = serializers.CharField(help_text="Stable ID derived from the collection path and the UID.")
+    uid = serializers.CharField(allow_blank=True)
+    collection_id = serializers.CharField(allow_blank=True)
+    title = serializers.CharField(allow_blank=True)
+    kind = _enum(_KINDS)
+    etag = serializers.CharField(allow_blank=True, help_text="The ETag read just now, for a conditional write.")
+    method = _enum(_METHODS, description="How the item was chosen.")
+    judgment_provenance = JudgmentProvenanceSerializer(allow_null=True)
+
+
+class CandidateSerializer(serializers.Serializer):
+    item_id = serializers.CharField()
+    uid = serializers.CharField(allow_blank=True)
+    collection_id = serializers.CharField(allow_blank=True)
+    title = serializers.CharField(allow_blank=True)
+    etag = serializers.CharField(allow_blank=True)
+    kind = _enum(_KINDS)
+    due = serializers.CharField(allow_null=True, required=False, help_text="Tasks only.")
+    start = serializers.CharField(allow_null=True, required=False, help_text="Events only.")
+    probability = serializers.FloatField(
+        min_value=0.0, max_value=1.0, required=False, help_text="Only when the judgment service answered."
+    )
+    suggested = serializers.BooleanField(required=False, help_text="Only when the judgment service answered.")
+
+
+class OptionSerializer(serializers.Serializer):
+    label = serializers.CharField(allow_blank=True)
+    value = serializers.CharField(help_text="An item_id.")
+
+
+class ClarificationQuestionSerializer(serializers.Serializer):
+    id = _enum(["reference_selection"])
+    prompt = serializers.CharField()
+    options = OptionSerializer(many=True)
+
+
+class ClarificationSerializer(serializers.Serializer):
+    questions = ClarificationQuestionSerializer(many=True)
+    candidates = CandidateSerializer(many=True, help_text="At most 19, best first.")
+    method = _enum(_METHODS, nullable=True)
+    judgment_provenance = JudgmentProvenanceSerializer(allow_null=True)
+    clarification_url = serializers.URLField(required=False, help_text="A page where a person can choose.")
+
+
+class CollectionSerializer(serializers.Serializer):
+    collection_id = serializers.CharField()
+    display_name = serializers.CharField(allow_blank=True)
+
+
+class CollectionListSerializer(serializers.Serializer):
+    collections = CollectionSerializer(many=True)
+
+
+def _envelope(name: str, *, status: str, data: serializers.Field, error: serializers.Field) -> serializers.Serializer:
+    return inline_serializer(
+        name=name,
+        fields={
+            "schema_version": _enum([SCHEMA_VERSION]),
+            "request_id": serializers.CharField(),
+            "status": _enum([status]),
+            "data": data,
+            "warnings": WarningSerializer(many=True),
+            "error": error,
+        },
+    )
+
+
+RESOLVED_ENVELOPE = _envelope(
+    "ResolvedEnvelope", status="ok", data=ResolvedItemSerializer(), error=_null("Always null when status is ok.")
+)
+CLARIFICATION_ENVELOPE = _envelope(
+    "ClarificationEnvelope",
+    status="needs_clarification",
+    data=ClarificationSerializer(),
+    error=_null("Always null when status is needs_clarification."),
+)
+COLLECTIONS_ENVELOPE = _envelope(
+    "CollectionsEnvelope", status="ok", data=CollectionListSerializer(), error=_null("Always null when status is ok.")
+)
+RESOLVE_ENVELOPE = PolymorphicProxySerializer(
+    component_name="ResolveEnvelope",
+    serializers={"ok": RESOLVED_ENVELOPE, "needs_clarification": CLARIFICATION_ENVELOPE},
+    resource_type_field_name="status",
+)
+
+
+@functools.cache
+def _error_envelope(status: int, codes: tuple[str, ...]) -> serializers.Serializer:
+    # One instance per status: drf-spectacular names components by class, and two
+    # classes with one name would be two different components.
+    phrase = HTTPStatus(status).phrase.title().replace(" ", "").replace("-", "")
+    error = inline_serializer(
+        name=f"Error{status}",
+        fields={
+            "code": _enum(codes),
+            "message": serializers.CharField(help_text="For people; may change. Match on `code`."),
+            "details": _details("Code-specific facts, e.g. the fields that failed validation."),
+        },
+    )
+    return _envelope(f"{phrase}Envelope", status="error", data=_null("Always null when status is error."),
+                     error=error)
+
+
+def _error_example(status: int, code: str) -> OpenApiExample:
+    message, details = _EXAMPLE_ERRORS.get(code, ("", {}))
+    return OpenApiExample(
+        code,
+        value={
+            "schema_version": SCHEMA_VERSION,
+            "request_id": "req_0f8e2c1d4b5a49c6a7d8e9f001122334",
+            "status": "error",
+            "data": None,
+            "warnings": [],
+            "error": {"code": code, "message": message, "details": details},
+        },
+        status_codes=[str(status)],
+        response_only=True,
+    )
+
+
+def error_responses(statuses: Iterable[int]) -> dict[int, OpenApiResponse]:
+    by_status = error_codes_by_status()
+    responses: dict[int, OpenApiResponse] = {}
+    for status in statuses:
+        codes = by_status[status]
+        description = " ".join(f"`{code}`: {_WHEN.get(code, '')}" for code in codes)
+        responses[status] = OpenApiResponse(
+            response=_error_envelope(status, codes),
+            description=description,
+            examples=[_error_example(status, code) for code in codes],
+        )
+    return responses
+
+
+# Errors any authenticated endpoint can answer with, whatever its input.
+_COMMON_ERRORS = (401, 403, 404, 405, 406, 500)
+
+# The 400 codes, named for ENUM_NAME_OVERRIDES: drf-spectacular would call the
+# hoisted enum after the field ("CodeEnum"), which says nothing.
+BAD_REQUEST_CODES = list(error_codes_by_status()[400])
+
+_HEADERS: dict[int, OpenApiParameter] = {
+    401: OpenApiParameter(
+        "WWW-Authenticate", str, OpenApiParameter.HEADER, response=[401], required=True,
+        description="The scheme to authenticate with: `Token`.",
+    ),
+    429: OpenApiParameter(
+        "Retry-After", int, OpenApiParameter.HEADER, response=[429], required=True,
+        description="Seconds to wait before the next resolution (also in `error.details`).",
+    ),
+}
+
+
+def response_headers(statuses: Iterable[int]) -> list[OpenApiParameter]:
+    return [_HEADERS[status] for status in statuses if status in _HEADERS]
+
+# --- examples -----------------------------------------------------------------
+
+_ITEM = {
+    "item_id": "itm_4f2d8c0a9b7e6d5c4b3a291807f6e5d4",
+    "uid": "t-portfolio",
+    "collection_id": "work",
+    "title": "Draft portfolio outline",
+    "kind": "task",
+    "etag": '"1700000000-42"',
+}
+RESOLVED_EXAMPLE = OpenApiExample(
+    "resolved",
+    summary="Exactly one live item matches exactly",
+    value={
+        "schema_version": SCHEMA_VERSION,
+        "request_id": "req_2b1f3c4d5e6f47a8b9c0d1e2f3a4b5c6",
+        "status": "ok",
+        "data": {**_ITEM, "method": "deterministic", "judgment_provenance": None},
+        "warnings": [],
+        "error": None,
+    },
+    status_codes=["200"],
+    response_only=True,
+)
+CLARIFICATION_EXAMPLE = OpenApiExample(
+    "needs_clarification",
+    summary="Two items share the title; the person chooses",
+    value={
+        "schema_version": SCHEMA_VERSION,
+        "request_id": "req_7c6b5a4f3e2d41c0b9a8f7e6d5c4b3a2",
+        "status": "needs_clarification",
+        "data": {
+            "questions": [{
+                "id": "reference_selection",
+                "prompt": "2 items match this reference exactly. Which one do you mean?",
+                "options": [
+                    {"label": "Team offsite planning", "value": "itm_a1b2c3d4e5f60718293a4b5c6d7e8f90"},
+                    {"label": "Team offsite planning", "value": "itm_0f9e8d7c6b5a49382716f5e4d3c2b1a0"},
+                ],
+            }],
+            "candidates": [
+                {"item_id": "itm_a1b2c3d4e5f60718293a4b5c6d7e8f90", "uid": "t-offsite-personal",
+                 "collection_id": "personal", "title": "Team offsite planning", "etag": '"1700000000-7"',
+                 "kind": "task", "due": None},
+                {"item_id": "itm_0f9e8d7c6b5a49382716f5e4d3c2b1a0", "uid": "t-offsite-work",
+                 "collection_id": "work", "title": "Team offsite planning", "etag": '"1700000000-9"',
+                 "kind": "task", "due": "2026-03-14T09:00:00+00:00"},
+            ],
+            "method": "deterministic",
+            "judgment_provenance": None,
+            "clarification_url": "https://resolver.example/resolve/clarify/eyJ0b2tlbiI6Ii4uLiJ9/",
+        },
+        "warnings": [],
+        "error": None,
+    },
+    status_codes=["200"],
+    response_only=True,
+)
+REQUEST_EXAMPLE = OpenApiExample(
+    "reference",
+    value={"text": "draft the portfolio outline", "kind": "task", "collection_ids": ["work"]},
+    request_only=True,
+)
+COLLECTIONS_EXAMPLE = OpenApiExample(
+    "collections",
+    value={
+        "schema_version": SCHEMA_VERSION,
+        "request_id": "req_5e4d3c2b1a0f49e8d7c6b5a493827160",
+        "status": "ok",
+        "data": {"collections": [{"collection_id": "personal", "display_name": "Personal"},
+                                 {"collection_id": "work", "display_name": "Work"}]},
+        "warnings": [],
+        "error": None,
+    },
+    status_codes=["200"],
+    response_only=True,
+)
+
+# --- the decorators the views wear -------------------------------------------
+
+_RESOLVE_ERRORS = (400, *_COMMON_ERRORS, 415, 429, 503)
+_COLLECTIONS_ERRORS = (*_COMMON_ERRORS, 503)
+
+
+def resolve_schema(func: F) -> F:
+    return extend_schema(
+        operation_id="resolve",
+        summary="Resolve a reference to one live task or event",
+        description=(
+            "Reads the calendar live and answers with the item (`status: ok`) or a clarification "
+            "(`status: needs_clarification`) listing at most 19 candidates. Never writes anything. "
+            "Throttled per client (`throttled`, 429, with `Retry-After`)."
+        ),
+        request=ResolveInputSerializer,
+        responses={
+            200: OpenApiResponse(response=RESOLVE_ENVELOPE, description="Resolved, or a clarification."),
+            **error_responses(_RESOLVE_ERRORS),
+        },
+        parameters=response_headers(_RESOLVE_ERRORS),
+        examples=[REQUEST_EXAMPLE, RESOLVED_EXAMPLE, CLARIFICATION_EXAMPLE],
+        tags=["resolver"],
+    )(func)
+
+
+def collections_schema(func: F) -> F:
+    return extend_schema(
+        operation_id="collections_list",
+        summary="The collections a resolution can be scoped to",
+        responses={
+            200: OpenApiResponse(response=COLLECTIONS_ENVELOPE, description="Every collection."),
+            **error_responses(_COLLECTIONS_ERRORS),
+        },
+        parameters=response_headers(_COLLECTIONS_ERRORS),
+        examples=[COLLECTIONS_EXAMPLE],
+        tags=["resolver"],
+    )(func)
+
+
+class ResolveInputExtension(OpenApiSerializerExtension):
+    """The request body rejects unknown fields, so the schema says so."""
+
+    target_class = "resolver.api.serializers.ResolveInputSerializer"
+
+    def map_serializer(self, auto_schema: Any, direction: str) -> dict[str, Any]:
+        schema = auto_schema._map_serializer(self.target, direction, bypass_extensions=True)
+        schema["additionalProperties"] = False
+        return schema
+
+
+class SchemaApi(SpectacularAPIView):
+    """GET /v1/schema/: this OpenAPI document, as JSON, for authenticated clients only."""
+
+    # JSON first: errors here are envelopes like everywhere else in the API.
+    renderer_classes = [OpenApiJsonRenderer2, OpenApiJsonRenderer]
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        operation_id="schema_retrieve",
+        summary="This OpenAPI document",
+        responses={
+            200: OpenApiResponse(
+                response={"type": "object", "required": ["openapi", "paths"], "additionalProperties": True},
+                description="The OpenAPI 3.1 document.",
+            ),
+            **error_responses(_COMMON_ERRORS),
+        },
+        parameters=response_headers(_COMMON_ERRORS),
+        tags=["meta"],
+    )
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
