@@ -1,4 +1,4 @@
-"""Shared fixtures: a real Radicale on 127.0.0.1, seeded through the caldav package."""
+"""Shared fixtures: a real Radicale and a real Xandikos on 127.0.0.1, seeded through the caldav package."""
 from __future__ import annotations
 
 import hashlib
@@ -15,6 +15,10 @@ import pytest
 from lifeproject import embedded_radicale
 from lifeproject.seeding import seed
 from tests.support.calendars import scenario_collections
+from tests.support.xandikos import RunningXandikos, start_xandikos
+
+# The CalDAV servers every test using `live` runs against.
+CALDAV_SERVERS = ("radicale", "xandikos")
 
 
 @dataclass
@@ -22,9 +26,15 @@ class RunningRadicale:
     instance: embedded_radicale.RadicaleInstance
     process: subprocess.Popen
 
+    name = "radicale"
+
     @property
     def url(self) -> str:
         return self.instance.url
+
+    def collection_path(self, collection_id: str) -> str:
+        """The URL path item IDs are derived from (it differs from Xandikos')."""
+        return f"/{self.instance.username}/{collection_id}/"
 
     def settings(self, **overrides: object) -> dict[str, object]:
         values: dict[str, object] = {
@@ -41,6 +51,12 @@ class RunningRadicale:
         if self.process.poll() is None:
             self.process.terminate()
             self.process.wait(timeout=10)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # WhiteNoise warns at start-up while STATIC_ROOT has not been collected,
+    # which is the normal state in tests; production runs collectstatic first.
+    config.addinivalue_line("filterwarnings", "ignore:No directory at:UserWarning")
 
 
 def start_radicale(root: Path) -> RunningRadicale:
@@ -61,11 +77,35 @@ def radicale() -> Iterator[RunningRadicale]:
         shutil.rmtree(root, ignore_errors=True)
 
 
+@pytest.fixture(scope="session")
+def xandikos() -> Iterator[RunningXandikos]:
+    """The session's Xandikos with the same items: a second, independent server."""
+    root = Path(tempfile.mkdtemp(prefix="xandikos-"))
+    server = start_xandikos(root)
+    try:
+        # No credentials: Xandikos only authenticates over TLS.
+        seed(server.url, "", "", scenario_collections())
+        yield server
+    finally:
+        server.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture(scope="session", params=CALDAV_SERVERS)
+def caldav_server(request: pytest.FixtureRequest) -> RunningRadicale | RunningXandikos:
+    """Each seeded server in turn; a server starts only when a test asks for it."""
+    return request.getfixturevalue(request.param)
+
+
 @pytest.fixture
-def live(radicale: RunningRadicale, settings) -> RunningRadicale:
-    """Point the resolver at the session Radicale, with the judge off."""
-    settings.RESOLVER = radicale.settings()
-    return radicale
+def live(caldav_server: RunningRadicale | RunningXandikos, settings) -> RunningRadicale | RunningXandikos:
+    """Point the resolver at a seeded server (Radicale, then Xandikos), with the judge off.
+
+    Item IDs derive from the collection's URL path, which differs between the
+    servers: compare by UID, or build IDs with `live.collection_path(id)`.
+    """
+    settings.RESOLVER = caldav_server.settings()
+    return caldav_server
 
 
 def storage_digest(root: Path) -> str:

@@ -15,7 +15,8 @@ import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
+from urllib.parse import urljoin
 
 import caldav
 from caldav.elements import cdav, dav
@@ -35,14 +36,22 @@ _local = threading.local()
 def query_body(kind: Kind, window: Window) -> bytes:
     """calendar-query asking for etag and data, filtered as far as is safe.
 
+    A filter may only ever return too much, never too little: the client
+    re-checks every resource, but cannot see what the server left out.
+
     Tasks: only those without a COMPLETED date. Never "STATUS is not
     COMPLETED": servers drop tasks that have no STATUS at all, which are open.
-    Events: those with an occurrence in the window (the server expands series).
+    Events: every VEVENT, with no time-range. Servers disagree on which
+    occurrences a time-range sees: Xandikos 0.4 leaves out a series whose
+    only upcoming occurrence is an RDATE, or an override moved into the
+    window from a series that has ended, so those events could never be
+    resolved. The window is applied on the client (`ical.live_items`), which
+    skips past events cheaply. `window` stays in the signature for callers.
     """
     if kind is Kind.TASK:
         inner = cdav.CompFilter("VTODO") + (cdav.PropFilter("COMPLETED") + cdav.NotDefined())
     else:
-        inner = cdav.CompFilter("VEVENT") + cdav.TimeRange(window.start, window.end)
+        inner = cdav.CompFilter("VEVENT")
     query = cdav.CalendarQuery() + [
         dav.Prop() + [dav.GetEtag(), cdav.CalendarData()],
         cdav.Filter() + (cdav.CompFilter("VCALENDAR") + inner),
@@ -79,6 +88,16 @@ def _reason(err: Exception) -> str:
     return "server_error"
 
 
+class _CountingClient(caldav.DAVClient):
+    """The library's client, counting its HTTP round trips for FetchResult.requests."""
+
+    round_trips = 0
+
+    def request(self, *args: Any, **kwargs: Any) -> Any:
+        self.round_trips += 1
+        return super().request(*args, **kwargs)
+
+
 @dataclass
 class CalDAVCalendar:
     url: str
@@ -88,25 +107,61 @@ class CalDAVCalendar:
     horizon_days: int = 90
     now: Callable[[], datetime] = field(default=lambda: datetime.now(timezone.utc), repr=False)
 
-    def _client(self) -> caldav.DAVClient:
+    def _key(self) -> tuple[str, str, str, float]:
+        return (self.url, self.username, self.password, self.timeout)
+
+    def _client(self) -> _CountingClient:
         # One client per thread and server: the library's session is reused
         # across requests, and sessions are not shared between threads.
-        key = (self.url, self.username, self.password, self.timeout)
-        clients: dict[tuple, caldav.DAVClient] = getattr(_local, "clients", None) or {}
+        key = self._key()
+        clients: dict[tuple, _CountingClient] = getattr(_local, "clients", None) or {}
         _local.clients = clients
         if key not in clients:
-            clients[key] = caldav.DAVClient(
+            clients[key] = _CountingClient(
                 url=self.url, username=self.username or None, password=self.password or None,
                 timeout=self.timeout, enable_rfc6764=False,
             )
         return clients[key]
 
+    def _calendars(self, client: _CountingClient) -> list[caldav.Calendar]:
+        """The principal's calendars, read live.
+
+        The first time (per thread and server) the library walks the whole
+        discovery: principal, calendar-home-set, then the home's children. The
+        home is then remembered, so later requests list its children with one
+        PROPFIND instead of three: the list itself is always read live, only
+        where it lives is kept. A remembered home that is gone (404) or empty
+        is forgotten and discovery starts over at once; any other failure
+        forgets it too, for the next request.
+        """
+        homes: dict[tuple, str] = getattr(_local, "homes", None) or {}
+        _local.homes = homes
+        key = self._key()
+        home = homes.get(key)
+        if home is not None:
+            try:
+                calendars = caldav.CalendarSet(client=client, url=home).calendars()
+            except (caldav_error.NotFoundError, caldav_error.PropfindError):
+                calendars = []
+            except Exception:
+                homes.pop(key, None)
+                raise
+            if calendars:
+                return calendars
+            homes.pop(key, None)
+        calendars = client.principal().calendars()
+        parents = {urljoin(str(calendar.url), "..") for calendar in calendars}
+        # Calendars are the home's children (a Depth 1 listing), so they share
+        # one parent; anything else is left to full discovery every time.
+        if len(parents) == 1:
+            homes[key] = parents.pop()
+        return calendars
+
     def _discover(self) -> list[tuple[Collection, str]]:
         with _guard("discovery"), warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)
             client = self._client()
-            principal = client.principal()
-            calendars = principal.calendars()
+            calendars = self._calendars(client)
             found = []
             for calendar in calendars:
                 path = calendar.url.path
@@ -123,6 +178,7 @@ class CalDAVCalendar:
 
     def fetch(self, *, kind: Kind, collection_ids: Sequence[str] | None) -> FetchResult:
         started = time.perf_counter()
+        round_trips = self._client().round_trips
         discovered = self._discover()
         by_id = {collection.collection_id: (collection, url) for collection, url in discovered}
         wanted = list(dict.fromkeys(collection_ids)) if collection_ids else sorted(by_id)
@@ -143,7 +199,8 @@ class CalDAVCalendar:
         return FetchResult(
             items=tuple(items),
             skipped=tuple(skipped),
-            requests=3 + len(wanted),
+            # Counted, not assumed: discovery takes one to three round trips.
+            requests=self._client().round_trips - round_trips,
             seconds=time.perf_counter() - started,
             collections_searched=tuple(wanted),
         )
@@ -160,6 +217,8 @@ class CalDAVCalendar:
         skipped: list[SkippedResource] = []
         for result in results:
             if result.status != 200 or not result.calendar_data or result.etag is None:
+                # Logged like any other skip: the README promises every skipped href in the log.
+                logger.warning("skipped resource %s: %s", result.href, "no calendar data")
                 skipped.append(SkippedResource(result.href, "no calendar data"))
                 continue
             try:

@@ -6,6 +6,7 @@ filter only saves bandwidth and never decides what is live.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, timezone
 import icalendar
@@ -110,16 +111,21 @@ def _overlaps(start: datetime, end: datetime, window: Window) -> bool:
 
 
 def _next_occurrence(calendar: icalendar.cal.Component, uid: str, window: Window) -> datetime | date | None:
-    """The first occurrence of a recurring series overlapping the window, if any."""
-    occurrences = recurring_ical_events.of(calendar).between(window.start, window.end)
-    for occurrence in occurrences:
-        if _text(occurrence, "UID").strip() != uid:
-            continue
-        if _status(occurrence) == "CANCELLED":
-            continue
+    """The first occurrence of a recurring series overlapping the window, if any.
+
+    `after()` yields occurrences in order of start and stops being asked at
+    the first one past the window: `between()` would build every occurrence
+    in the window (a daily series over a long horizon, thousands) to use one.
+    """
+    for occurrence in recurring_ical_events.of(calendar).after(window.start):
         start = _decoded(occurrence, "DTSTART")
-        if start is not None:
-            return start
+        if start is None:
+            continue
+        if _as_utc(start) >= window.end:
+            return None  # in order of start: nothing later is in the window
+        if _text(occurrence, "UID").strip() != uid or _status(occurrence) == "CANCELLED":
+            continue
+        return start
     return None
 
 
@@ -142,10 +148,85 @@ def _has_overrides(calendar: icalendar.cal.Component, uid: str) -> bool:
     )
 
 
+_FOLD = re.compile(r"\r?\n[ \t]")
+_NESTED = re.compile(r"^BEGIN:(VTIMEZONE|VALARM)\b.*?^END:\1\b", re.I | re.M | re.S)
+_VEVENT = re.compile(r"^BEGIN:VEVENT\b(.*?)^END:VEVENT\b", re.I | re.M | re.S)
+_BEGIN_VEVENT = re.compile(r"^BEGIN:VEVENT\b", re.I | re.M)
+_PROPERTY = re.compile(r"^([A-Za-z0-9-]+)[;:]", re.M)
+_DATE_VALUE = re.compile(r"^(DTSTART|DTEND)(?:;[^:\r\n]*)?:(\d{4})(\d{2})(\d{2})(?:T\d{6}Z?)?\r?$", re.I | re.M)
+# Properties that can put an occurrence anywhere: the full parse decides.
+_MOVABLE = frozenset({"RRULE", "RDATE", "EXRULE", "RECURRENCE-ID", "DURATION"})
+# A zone moves a local time by at most a day (a broken VTIMEZONE, such as
+# TZOFFSETTO:+5328 in the wild, by a little more), and an all-day DTSTART
+# without DTEND lasts one day: a week of slack covers them all.
+_SLACK = timedelta(days=7)
+
+
+def certainly_ended(text: str, before: datetime) -> bool:
+    """True only when every VEVENT in `text` surely ended before `before`.
+
+    A look at the raw text, so that the calendar's history (events are
+    fetched without a server-side time-range) is not parsed on every request.
+    It answers False at the first doubt: a recurrence, a DURATION, a value it
+    cannot read, a VEVENT without DTSTART. Sub-components (VTIMEZONE, VALARM)
+    are set aside first, as their DTSTART, RRULE and DURATION are not the event's.
+    """
+    body = _NESTED.sub("", _FOLD.sub("", text))
+    events = _VEVENT.findall(body)
+    if not events or len(events) != len(_BEGIN_VEVENT.findall(body)):
+        return False
+    latest: date | None = None
+    for event in events:
+        names = {name.upper() for name in _PROPERTY.findall(event)}
+        if names & _MOVABLE or "DTSTART" not in names:
+            return False
+        values = _DATE_VALUE.findall(event)
+        # Every DTSTART and DTEND line must be one we read, or we know nothing.
+        if len(values) != sum(1 for name in _PROPERTY.findall(event) if name.upper() in ("DTSTART", "DTEND")):
+            return False
+        for _name, year, month, day in values:
+            try:
+                found = date(int(year), int(month), int(day))
+            except ValueError:
+                return False
+            latest = found if latest is None or found > latest else latest
+    if latest is None:
+        return False
+    return datetime.combine(latest, time.min, tzinfo=timezone.utc) + _SLACK <= before
+
+
+# The properties liveness and titles are read from, and what they depend on.
+_READ = frozenset({
+    "BEGIN", "END", "VERSION", "PRODID", "UID", "SUMMARY", "STATUS", "DUE", "COMPLETED", "DTSTART",
+    "DTEND", "DURATION", "RRULE", "RDATE", "EXDATE", "EXRULE", "RECURRENCE-ID",
+    "TZID", "TZOFFSETFROM", "TZOFFSETTO", "TZNAME",
+})
+_LINE_NAME = re.compile(r"^([A-Za-z0-9-]+)")
+
+
+def _only_what_we_read(text: str) -> str:
+    lines = _FOLD.sub("", text).splitlines()
+    kept = [line for line in lines if (m := _LINE_NAME.match(line)) and m.group(1).upper() in _READ]
+    return "\r\n".join(kept) + "\r\n"
+
+
 def parse_calendar(text: str) -> icalendar.cal.Component:
+    """Parse a resource; a value we never read cannot make it unreadable.
+
+    icalendar rejects a whole VTODO for one bad value anywhere in it (it is
+    lenient with VEVENTs only): DAVx5 sends an empty `PRIORITY:`, which hid
+    the task. So when parsing fails, it is tried once more with only the
+    properties the resolver reads; if those are broken, the resource is skipped.
+    """
     try:
         return icalendar.Calendar.from_ical(text)
     except Exception as err:  # icalendar raises ValueError and friends for bad text
+        reduced = _only_what_we_read(text)
+        if reduced.strip() and reduced != text:
+            try:
+                return icalendar.Calendar.from_ical(reduced)
+            except Exception:
+                pass
         raise UnparseableResource("not iCalendar") from err
 
 
@@ -158,6 +239,8 @@ def live_items(
     window: Window,
 ) -> list[Item]:
     """The live items of `kind` in one resource; raises UnparseableResource."""
+    if kind is Kind.EVENT and certainly_ended(text, window.start):
+        return []
     calendar = parse_calendar(text)
     items: list[Item] = []
     try:
