@@ -18,6 +18,7 @@ DEFAULTS: dict[str, Any] = {
     "CALDAV_PASSWORD": "",
     "CALDAV_TIMEOUT": 10.0,
     "EVENT_HORIZON_DAYS": 90,
+    "EVENT_TIME_RANGE_FILTER": True,
     # Matching
     "MAX_CANDIDATES": 19,
     "MAX_TEXT_LENGTH": 500,

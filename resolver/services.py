@@ -27,6 +27,7 @@ def calendar_from_settings() -> CalDAVCalendar:
         password=resolver_settings.CALDAV_PASSWORD,
         timeout=float(resolver_settings.CALDAV_TIMEOUT),
         horizon_days=int(resolver_settings.EVENT_HORIZON_DAYS),
+        event_time_range=bool(resolver_settings.EVENT_TIME_RANGE_FILTER),
     )
 
 

@@ -75,14 +75,16 @@ REFERENCES: list[tuple[str, str, list[str] | None]] = [
 
 def calendar_for(server: Server, **overrides: Any) -> CalDAVCalendar:
     values = server.settings()
-    return CalDAVCalendar(
-        url=str(values["CALDAV_URL"]),
-        username=str(values["CALDAV_USERNAME"]),
-        password=str(values["CALDAV_PASSWORD"]),
-        timeout=float(values["CALDAV_TIMEOUT"]),  # type: ignore[arg-type]
-        horizon_days=int(values["EVENT_HORIZON_DAYS"]),  # type: ignore[call-overload]
-        **overrides,
-    )
+    options: dict[str, Any] = {
+        "url": str(values["CALDAV_URL"]),
+        "username": str(values["CALDAV_USERNAME"]),
+        "password": str(values["CALDAV_PASSWORD"]),
+        "timeout": float(values["CALDAV_TIMEOUT"]),  # type: ignore[arg-type]
+        "horizon_days": int(values["EVENT_HORIZON_DAYS"]),  # type: ignore[call-overload]
+        "event_time_range": bool(values.get("EVENT_TIME_RANGE_FILTER", True)),
+    }
+    options.update(overrides)
+    return CalDAVCalendar(**options)
 
 
 def facts(item: Item) -> tuple[str | None, ...]:
@@ -346,3 +348,11 @@ def test_edge__answers_identical(edge_servers: EdgeServers) -> None:
         assert live_facts(edge_servers.radicale, kind, [EDGE_COLLECTION]) == live_facts(
             edge_servers.xandikos, kind, [EDGE_COLLECTION]
         )
+
+
+def test_edge__xandikos_time_range_misses_live_events(edge_servers: EdgeServers) -> None:
+    """Why Xandikos runs with EVENT_TIME_RANGE_FILTER off: its time-range drops a live RDATE-only series."""
+    calendar = calendar_for(edge_servers.xandikos, event_time_range=True)
+    fetched = calendar.fetch(kind=Kind.EVENT, collection_ids=[EDGE_COLLECTION])
+    assert "x-rdate" not in {item.uid for item in fetched.items}
+    assert "x-rdate" in _expected(EDGE_EVENTS)

@@ -33,7 +33,7 @@ logger = logging.getLogger("resolver.calendars")
 _local = threading.local()
 
 
-def query_body(kind: Kind, window: Window) -> bytes:
+def query_body(kind: Kind, window: Window, *, time_range: bool = True) -> bytes:
     """calendar-query asking for etag and data, filtered as far as is safe.
 
     A filter may only ever return too much, never too little: the client
@@ -41,15 +41,17 @@ def query_body(kind: Kind, window: Window) -> bytes:
 
     Tasks: only those without a COMPLETED date. Never "STATUS is not
     COMPLETED": servers drop tasks that have no STATUS at all, which are open.
-    Events: every VEVENT, with no time-range. Servers disagree on which
-    occurrences a time-range sees: Xandikos 0.4 leaves out a series whose
-    only upcoming occurrence is an RDATE, or an override moved into the
-    window from a series that has ended, so those events could never be
-    resolved. The window is applied on the client (`ical.live_items`), which
-    skips past events cheaply. `window` stays in the signature for callers.
+    Events: those with an occurrence in the window, so years of past events
+    stay on the server. `time_range=False` asks for every VEVENT instead, for
+    servers whose time-range leaves out live events: Xandikos 0.4 misses a
+    series whose only upcoming occurrence is an RDATE, or an override moved
+    into the window from a series that has ended. Either way the window is
+    applied again on the client (`ical.live_items`).
     """
     if kind is Kind.TASK:
         inner = cdav.CompFilter("VTODO") + (cdav.PropFilter("COMPLETED") + cdav.NotDefined())
+    elif time_range:
+        inner = cdav.CompFilter("VEVENT") + cdav.TimeRange(window.start, window.end)
     else:
         inner = cdav.CompFilter("VEVENT")
     query = cdav.CalendarQuery() + [
@@ -105,6 +107,8 @@ class CalDAVCalendar:
     password: str = field(repr=False)
     timeout: float = 10.0
     horizon_days: int = 90
+    # Ask the server for events in the window only (see query_body).
+    event_time_range: bool = True
     now: Callable[[], datetime] = field(default=lambda: datetime.now(timezone.utc), repr=False)
 
     def _key(self) -> tuple[str, str, str, float]:
@@ -188,7 +192,7 @@ class CalDAVCalendar:
                 "Unknown collection ID.", details={"collection_ids": unknown}
             )
         window = window_from(self.now(), self.horizon_days)
-        body = query_body(kind, window)
+        body = query_body(kind, window, time_range=self.event_time_range)
         items: list[Item] = []
         skipped: list[SkippedResource] = []
         for cid in wanted:
