@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
@@ -62,6 +63,26 @@ def pytest_configure(config: pytest.Config) -> None:
 def start_radicale(root: Path) -> RunningRadicale:
     instance, process = embedded_radicale.launch(root)
     return RunningRadicale(instance=instance, process=process)
+
+
+@pytest.fixture(autouse=True)
+def isolated_cache(settings, monkeypatch) -> Iterator[None]:
+    """A fresh in-memory cache per test, and no throttling unless a test asks for it.
+
+    The project's default cache is a file cache under var/ that outlives the
+    run: provenance entries and throttle counts must not leak between tests.
+    DRF copies the throttle rates onto the class at import, hence the patch.
+    """
+    from django.core.cache import cache
+    from rest_framework.throttling import ScopedRateThrottle
+
+    settings.CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": uuid.uuid4().hex}
+    }
+    monkeypatch.setattr(ScopedRateThrottle, "THROTTLE_RATES", {"resolve": "100000/min"})
+    cache.clear()
+    yield
+    cache.clear()
 
 
 @pytest.fixture(scope="session")
