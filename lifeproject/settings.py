@@ -24,6 +24,7 @@ env = environ.Env(
     CALDAV_PASSWORD=(str, ""),
     CALDAV_TIMEOUT=(float, 10.0),
     RESOLVER_EVENT_HORIZON_DAYS=(int, 90),
+    RESOLVER_EVENT_TIME_RANGE_FILTER=(bool, True),
     TYPESAFE_API_KEY=(str, ""),
     TYPESAFE_BASE_URL=(str, ""),
     TYPESAFE_DEFAULT_MODEL=(str, "jev-latest"),
@@ -33,6 +34,19 @@ env = environ.Env(
     # Where the clarification page is served; the command builds its links from it.
     RESOLVER_SITE_URL=(str, "http://127.0.0.1:8000"),
     RESOLVER_CLARIFICATION_MAX_AGE_SECONDS=(int, 900),
+    RESOLVER_THROTTLE_RATE=(str, "120/min"),
+    # HTTPS hardening: off by default for local development over plain HTTP;
+    # the production environment (docs/performance.md) turns every one on.
+    SECURE_SSL_REDIRECT=(bool, False),
+    SESSION_COOKIE_SECURE=(bool, False),
+    CSRF_COOKIE_SECURE=(bool, False),
+    SECURE_HSTS_SECONDS=(int, 0),
+    SECURE_HSTS_INCLUDE_SUBDOMAINS=(bool, False),
+    SECURE_HSTS_PRELOAD=(bool, False),
+    # "HTTP_X_FORWARDED_PROTO,https" behind a TLS-terminating proxy that sets it.
+    SECURE_PROXY_SSL_HEADER=(list, []),
+    CSRF_TRUSTED_ORIGINS=(list, []),
+    LOG_LEVEL=(str, "INFO"),
 )
 
 DEBUG = env("DEBUG")
@@ -48,11 +62,16 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "rest_framework.authtoken",
+    "drf_spectacular",
     "resolver",
 ]
 
 MIDDLEWARE = [
+    # First, so its duration and status cover every other middleware too.
+    "lifeproject.request_log.RequestLogMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # Static files straight from the app servers: no separate file server to run.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -80,14 +99,44 @@ TEMPLATES = [
 ]
 
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}")}
-CACHES = {"default": env.cache("CACHE_URL", default=f"filecache://{VAR_DIR / 'cache'}")}
+# django-environ maps redis:// and rediscache:// to django-redis whenever that
+# package is importable; we use Django's own RedisCache, so name it explicitly.
+_CACHE_URL = env.str("CACHE_URL", default=f"filecache://{VAR_DIR / 'cache'}")
+_REDIS = _CACHE_URL.split("://", 1)[0] in ("redis", "rediss", "rediscache")
+CACHES = {
+    "default": environ.Env.cache_url_config(
+        _CACHE_URL, backend="django.core.cache.backends.redis.RedisCache" if _REDIS else None
+    )
+}
+# For that backend django-environ lower-cases every query option, Django's own
+# (`?key_prefix=...&timeout=...`) included, so Django would ignore them.
+for _name in ("key_prefix", "timeout", "version", "key_function"):
+    if _name in CACHES["default"]:
+        CACHES["default"][_name.upper()] = CACHES["default"].pop(_name)
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 LANGUAGE_CODE = "en"
 TIME_ZONE = "UTC"
 USE_TZ = True
 STATIC_URL = "static/"
-STATIC_ROOT = VAR_DIR / "static"
+STATIC_ROOT = env.path("STATIC_ROOT", default=VAR_DIR / "static")
+# Compressed copies at collectstatic time; no manifest, so templates render
+# the same whether or not collectstatic has run (tests, development).
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+
+SECURE_SSL_REDIRECT = env("SECURE_SSL_REDIRECT")
+# Load balancers probe over plain HTTP inside the network.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+SESSION_COOKIE_SECURE = env("SESSION_COOKIE_SECURE")
+CSRF_COOKIE_SECURE = env("CSRF_COOKIE_SECURE")
+SECURE_HSTS_SECONDS = env("SECURE_HSTS_SECONDS")
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env("SECURE_HSTS_INCLUDE_SUBDOMAINS")
+SECURE_HSTS_PRELOAD = env("SECURE_HSTS_PRELOAD")
+SECURE_PROXY_SSL_HEADER = tuple(env("SECURE_PROXY_SSL_HEADER")) or None
+CSRF_TRUSTED_ORIGINS = env("CSRF_TRUSTED_ORIGINS")
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/resolve/"
 
@@ -97,10 +146,33 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    # Bounded (RESOLVER["MAX_BODY_BYTES"]) and strict; see resolver/api/parsers.py.
+    "DEFAULT_PARSER_CLASSES": ["resolver.api.parsers.BoundedJSONParser"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "EXCEPTION_HANDLER": "resolver.api.exceptions.envelope_exception_handler",
     "UNAUTHENTICATED_USER": None,
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # Only views with a `throttle_scope` are throttled (today: /v1/resolve, per user).
+    # The counts live in the default cache, so share that cache between workers.
+    "DEFAULT_THROTTLE_CLASSES": ["rest_framework.throttling.ScopedRateThrottle"],
+    "DEFAULT_THROTTLE_RATES": {"resolve": env("RESOLVER_THROTTLE_RATE")},
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "lifeproject resolver API",
+    "DESCRIPTION": (
+        "Resolves an informal reference to one live CalDAV task or event, or asks which one. "
+        "Every response is an envelope: `status` is `ok`, `needs_clarification` or `error`, "
+        "and an error carries a stable `error.code`."
+    ),
+    "VERSION": "1",
+    "OAS_VERSION": "3.1.0",
+    "SERVE_INCLUDE_SCHEMA": True,
+    # Like every endpoint but /healthz: the schema is for authenticated clients.
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
+    # Request and response shapes differ (the request rejects unknown fields).
+    "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {"BadRequestCodeEnum": "resolver.api.schema.BAD_REQUEST_CODES"},
 }
 
 RESOLVER = {
@@ -109,6 +181,7 @@ RESOLVER = {
     "CALDAV_PASSWORD": env("CALDAV_PASSWORD"),
     "CALDAV_TIMEOUT": env("CALDAV_TIMEOUT"),
     "EVENT_HORIZON_DAYS": env("RESOLVER_EVENT_HORIZON_DAYS"),
+    "EVENT_TIME_RANGE_FILTER": env("RESOLVER_EVENT_TIME_RANGE_FILTER"),
     "TYPESAFE_API_KEY": env("TYPESAFE_API_KEY"),
     "TYPESAFE_BASE_URL": env("TYPESAFE_BASE_URL"),
     "TYPESAFE_DEFAULT_MODEL": env("TYPESAFE_DEFAULT_MODEL"),
@@ -122,6 +195,19 @@ RESOLVER = {
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "loggers": {"resolver": {"handlers": ["console"], "level": "INFO"}},
+    "formatters": {"json": {"()": "lifeproject.request_log.JsonFormatter"}},
+    # A resolution logged while a request is handled joins that request's line.
+    "filters": {"capture_outcome": {"()": "lifeproject.request_log.CaptureOutcome"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler"},
+        # stderr, like every other log: a command's stdout is its answer (`manage.py resolve`).
+        "requests": {"class": "logging.StreamHandler", "formatter": "json"},
+        "resolutions": {"class": "logging.StreamHandler", "formatter": "json", "filters": ["capture_outcome"]},
+    },
+    "loggers": {
+        "resolver": {"handlers": ["console"], "level": env("LOG_LEVEL")},
+        # One JSON line per request (lifeproject/request_log.py).
+        "lifeproject.requests": {"handlers": ["requests"], "level": "INFO", "propagate": False},
+        "resolver.requests": {"handlers": ["resolutions"], "level": "INFO", "propagate": False},
+    },
 }

@@ -1,0 +1,440 @@
+"""Resolution cost against the floor: reading and parsing the live collections.
+
+    .venv/bin/python bench/resolve.py                    # N = 100, 1,000, 5,000
+    .venv/bin/python bench/resolve.py --sizes 100 --repeat 5
+
+For each N, one Radicale on loopback holds N open tasks and N live events
+(bench/corpus.py). In one run, interleaved (every repetition runs every
+scenario once, in a rotating order) and after a warm-up, it measures:
+
+- floor: one bare calendar-query REPORT per collection with `requests` (the
+  very body the resolver sends: etag + calendar-data, same filter), the
+  multistatus parsed with lxml and every item parsed with `icalendar`;
+  nothing else: no discovery, no liveness rules, no matching;
+- exact / fuzzy (judge off) / fuzzy (loopback Jev contract server), each
+  through `resolver.services.resolve_reference` and through `POST /v1/resolve`
+  with Django's test Client (in-process: the full middleware, DRF and
+  token-authentication stack, without a socket);
+- the ratio of each median to the floor's median for the same kind;
+- CalDAV round trips per resolution (FetchResult.requests, cross-checked
+  against a count of the HTTP requests the caldav client really sent), and
+  the number of Jev calls per resolution (the exact path must make none);
+- scoring alone over 20,000 titles (`score_candidates`);
+- peak memory: tracemalloc's peak for one resolution (a separate, untimed
+  pass) and the process's maximum RSS after each N;
+- the client process's CPU time per scenario, and a calibration figure (a
+  fixed pure-Python loop) with the load average, before and after: on a
+  shared machine they tell how much other work slowed the run down.
+
+A table goes to stdout and the figures to bench/out/resolve-<time>.json.
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import platform
+import random
+import resource
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+import tracemalloc
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any, Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench import corpus  # noqa: E402
+from bench.harness import (  # noqa: E402
+    OUT_DIR,
+    BenchRadicale,
+    configure_django,
+    launch_radicale,
+    migrate_and_token,
+    render_table,
+    summary,
+    timed,
+)
+
+TARGET_RATIO = 1.3
+TARGET_SCORING_MS = 15.0
+SCORING_TITLES = 20_000
+
+REFERENCES = {
+    "task": {"exact": corpus.EXACT_TASK, "fuzzy": corpus.FUZZY_TASK},
+    "event": {"exact": corpus.EXACT_EVENT, "fuzzy": corpus.FUZZY_EVENT},
+}
+
+
+# -- the floor --------------------------------------------------------------
+
+def floor_body(kind: str, start: datetime, end: datetime) -> bytes:
+    """The resolver's own calendar-query body, so the server does the same work for both."""
+    from resolver.calendars.caldav import query_body
+    from resolver.calendars.ical import Window
+    from resolver.conf import resolver_settings
+    from resolver.domain.items import Kind
+
+    return query_body(Kind(kind), Window(start=start, end=end),
+                      time_range=bool(resolver_settings.EVENT_TIME_RANGE_FILTER))
+
+
+def calibration() -> dict[str, float]:
+    """A fixed pure-Python loop (best of 5) and the load average: how busy the machine was."""
+    best = min(timed(lambda: sum(range(1_000_000)))[0] for _ in range(5))
+    return {"loop_ms": round(best, 2), "loadavg_1min": round(os.getloadavg()[0], 2)}
+
+
+def make_floor(server: BenchRadicale, kind: str) -> Callable[[], int]:
+    import icalendar
+    import requests
+    from lxml import etree
+
+    session = requests.Session()
+    session.auth = (server.username, server.password)
+    urls = [f"{server.url}{server.username}/{cid}/" for cid, _name, _share in corpus.COLLECTIONS]
+    dav, cal = "{DAV:}", "{urn:ietf:params:xml:ns:caldav}"
+
+    def run() -> int:
+        now = datetime.now(timezone.utc)
+        body = floor_body(kind, now, now + timedelta(days=90))
+        parsed = 0
+        for url in urls:
+            response = session.request("REPORT", url, data=body, timeout=60,
+                                       headers={"Depth": "1", "Content-Type": "application/xml; charset=utf-8"})
+            response.raise_for_status()
+            tree = etree.fromstring(response.content)
+            for node in tree.iterfind(f"{dav}response"):
+                node.findtext(f".//{dav}getetag")
+                data = node.findtext(f".//{cal}calendar-data")
+                if data:
+                    icalendar.Calendar.from_ical(data)
+                    parsed += 1
+        return parsed
+
+    return run
+
+
+# -- counting real round trips ------------------------------------------------
+
+class RoundTrips:
+    """Counts the HTTP requests the caldav client sends (to cross-check FetchResult.requests)."""
+
+    def __init__(self) -> None:
+        import caldav
+
+        self.count = 0
+        original = caldav.DAVClient.request
+
+        def counting(client: Any, *args: Any, **kwargs: Any) -> Any:
+            self.count += 1
+            return original(client, *args, **kwargs)
+
+        caldav.DAVClient.request = counting  # type: ignore[method-assign]
+
+
+# -- one size -----------------------------------------------------------------
+
+def bench_size(server: BenchRadicale, *, jev_url: str, token: str, repeat: int, warmup: int,
+               trips: RoundTrips, jev: Any) -> dict[str, Any]:
+    from django.test import Client, override_settings
+
+    from resolver import services
+
+    client = Client(headers={"Authorization": f"Token {token}"})
+    judge_off = server.resolver_settings()
+    judge_jev = server.resolver_settings(TYPESAFE_BASE_URL=jev_url, TYPESAFE_API_KEY="")
+
+    def service_call(text: str, kind: str) -> Callable[[], dict[str, Any]]:
+        def run() -> dict[str, Any]:
+            outcome = services.resolve_reference(text=text, kind=kind, door="api")
+            envelope = services.envelope_for(outcome)
+            return {"status": envelope["status"], "candidates": len(outcome.candidates),
+                    "calendar_requests": outcome.calendar_requests, "timings": dict(outcome.timings),
+                    "method": envelope["data"]["method"]}
+        return run
+
+    def api_call(text: str, kind: str) -> Callable[[], dict[str, Any]]:
+        payload = json.dumps({"text": text, "kind": kind})
+
+        def run() -> dict[str, Any]:
+            response = client.post("/v1/resolve", data=payload, content_type="application/json")
+            envelope = response.json()
+            data = envelope.get("data") or {}
+            return {"status": envelope["status"], "http_status": response.status_code,
+                    "candidates": len(data.get("candidates", ())), "method": data.get("method")}
+        return run
+
+    scenarios: list[tuple[str, dict[str, Any] | None, Callable[[], Any]]] = []
+    for kind in ("task", "event"):
+        scenarios.append((f"floor {kind}", None, make_floor(server, kind)))
+        for door, factory in (("service", service_call), ("api", api_call)):
+            refs = REFERENCES[kind]
+            scenarios.append((f"exact {kind} {door}", judge_off, factory(refs["exact"], kind)))
+            scenarios.append((f"fuzzy-off {kind} {door}", judge_off, factory(refs["fuzzy"], kind)))
+            scenarios.append((f"fuzzy-jev {kind} {door}", judge_jev, factory(refs["fuzzy"], kind)))
+
+    samples: dict[str, list[float]] = {name: [] for name, _s, _f in scenarios}
+    cpu: dict[str, list[float]] = {name: [] for name, _s, _f in scenarios}
+    facts: dict[str, dict[str, Any]] = {name: {"trips": set(), "jev_calls": set(), "results": []}
+                                        for name, _s, _f in scenarios}
+    for rep in range(warmup + repeat):
+        shift = rep % len(scenarios)
+        for name, resolver_settings, fn in scenarios[shift:] + scenarios[:shift]:
+            override = override_settings(RESOLVER=resolver_settings) if resolver_settings is not None else None
+            if override is not None:
+                override.enable()
+            try:
+                gc.collect()
+                trips_before, jev_before = trips.count, len(jev.systemone_requests)
+                cpu_before = time.process_time()
+                ms, result = timed(fn)
+                cpu_ms = (time.process_time() - cpu_before) * 1000
+            finally:
+                if override is not None:
+                    override.disable()
+            if rep < warmup:
+                continue
+            samples[name].append(ms)
+            cpu[name].append(cpu_ms)
+            if not name.startswith("floor"):
+                facts[name]["trips"].add(trips.count - trips_before)
+                facts[name]["jev_calls"].add(len(jev.systemone_requests) - jev_before)
+            facts[name]["results"].append(result)
+
+    figures: dict[str, Any] = {}
+    for name, _s, _f in scenarios:
+        entry: dict[str, Any] = summary(samples[name])
+        entry["client_cpu_ms_median"] = round(statistics.median(cpu[name]), 3)
+        results = facts[name]["results"]
+        if name.startswith("floor"):
+            entry["items_parsed"] = results[-1]
+        else:
+            last = results[-1]
+            entry.update({
+                "status": last["status"],
+                "method": last["method"],
+                "candidates": last["candidates"],
+                "http_round_trips": sorted(facts[name]["trips"]),
+                "jev_calls": sorted(facts[name]["jev_calls"]),
+            })
+            if "calendar_requests" in last:
+                entry["calendar_requests"] = last["calendar_requests"]
+                for key in ("calendar_ms", "matching_ms", "judgment_ms"):
+                    values = [r["timings"][key] for r in results if key in r["timings"]]
+                    if values:
+                        entry[f"{key}_median"] = round(statistics.median(values), 3)
+            kind = name.split()[1]
+            floor = summary(samples[f"floor {kind}"])
+            entry["ratio_to_floor"] = round(entry["median_ms"] / floor["median_ms"], 3)
+            # Minimums are the least disturbed by other work on a shared machine.
+            entry["ratio_of_minimums"] = round(entry["min_ms"] / floor["min_ms"], 3)
+        figures[name] = entry
+
+    # Memory: tracemalloc slows Python down several times, so it gets its own pass.
+    memory: dict[str, Any] = {}
+    with override_settings(RESOLVER=judge_off):
+        for label, fn in (("floor task", make_floor(server, "task")),
+                          ("fuzzy-off task service", service_call(REFERENCES["task"]["fuzzy"], "task")),
+                          ("fuzzy-off event service", service_call(REFERENCES["event"]["fuzzy"], "event"))):
+            gc.collect()
+            tracemalloc.start()
+            fn()
+            _current, peak = tracemalloc.get_traced_memory()
+            tracemalloc.stop()
+            memory[f"{label} tracemalloc_peak_mib"] = round(peak / 2**20, 2)
+    memory["process_maxrss_mib"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    return {"scenarios": figures, "memory": memory}
+
+
+# -- scoring alone ------------------------------------------------------------
+
+SCORING_REFERENCES = ["renew pasport lisbon", "budget review anna", "weekly sync", "dentist",
+                      "quartely board review", "kalomi", "zzz nothing like it"]
+_SYLLABLES = ("ka", "lo", "mi", "zu", "ra", "ve", "no", "ti", "sa", "qu", "do", "pe", "ri", "ba", "xo", "le")
+
+
+def scoring_titles(distinct: bool) -> list[str]:
+    """20,000 titles from the corpus vocabulary; `distinct` adds a made-up word to each.
+
+    The corpus vocabulary repeats titles (about one in four is distinct), as
+    calendars do; the distinct set is the worst case: every title differs and
+    the vocabulary holds some 17,000 words.
+    """
+    rng = random.Random(20_000 + distinct)
+    titles = []
+    for i in range(SCORING_TITLES):
+        title = corpus._task_title(rng) if i % 2 else corpus._event_title(rng)
+        if distinct:
+            title += " " + "".join(rng.choice(_SYLLABLES) for _ in range(4))
+        titles.append(title)
+    return titles
+
+
+def bench_scoring(repeat: int) -> dict[str, Any]:
+    """score_candidates over 20,000 titles; interleaved with the original implementation (before/after)."""
+    from resolver.domain.items import Kind, make_item
+    from resolver.domain.matching import score_candidates
+    from tests.support.reference_matching import score_candidates as original
+
+    result: dict[str, Any] = {"titles": SCORING_TITLES}
+    worst = 0.0
+    for label, distinct in (("corpus titles", False), ("distinct titles", True)):
+        items = tuple(make_item(collection_path="/bench/work/", uid=f"score-{i}", title=title,
+                                etag=f'"{i}"', kind=Kind.TASK)
+                      for i, title in enumerate(scoring_titles(distinct)))
+        figures: dict[str, Any] = {}
+        for text in SCORING_REFERENCES:
+            for _ in range(3):
+                score_candidates(text, items)
+            runs, cpu_runs, before_runs = [], [], []
+            for _ in range(repeat):
+                gc.collect()
+                cpu_before = time.process_time()
+                ms, scored = timed(lambda: score_candidates(text, items))
+                cpu_runs.append((time.process_time() - cpu_before) * 1000)
+                runs.append(ms)
+                before_runs.append(timed(lambda: original(text, items))[0])
+            before = statistics.median(before_runs)
+            figures[text] = {**summary(runs), "cpu_ms_median": round(statistics.median(cpu_runs), 3),
+                             "matched": len(scored), "original_median_ms": round(before, 3),
+                             "speedup": round(before / statistics.median(runs), 2)}
+            worst = max(worst, figures[text]["median_ms"])
+        result[label] = {"distinct_titles": len({item.title_words for item in items}),
+                         "vocabulary": len({w for item in items for w in item.title_words}),
+                         "references": figures}
+    result["worst_median_ms"] = worst
+    return result
+
+
+# -- main -----------------------------------------------------------------------
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="100,1000,5000", help="Comma-separated N values.")
+    parser.add_argument("--repeat", type=int, default=7, help="Measured repetitions per scenario (>= 5).")
+    parser.add_argument("--warmup", type=int, default=2, help="Unmeasured repetitions first.")
+    parser.add_argument("--out", type=Path, default=None, help="JSON output path.")
+    parser.add_argument("--scoring-only", action="store_true",
+                        help="Only the scoring benchmark (no Radicale, no Django requests).")
+    parser.add_argument("--event-time-range", choices=("on", "off"), default="on",
+                        help="RESOLVER_EVENT_TIME_RANGE_FILTER for the run (the floor follows it).")
+    args = parser.parse_args(argv)
+    os.environ["RESOLVER_EVENT_TIME_RANGE_FILTER"] = "True" if args.event_time_range == "on" else "False"
+    sizes = [] if args.scoring_only else [int(s) for s in args.sizes.split(",") if s.strip()]
+
+    workdir = Path(tempfile.mkdtemp(prefix="bench-resolve-"))
+    try:
+        return run(args, sizes, workdir)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def run(args: argparse.Namespace, sizes: list[int], workdir: Path) -> int:
+    configure_django(workdir)
+    token = migrate_and_token()
+    trips = RoundTrips()
+    from tests.support.jev_contract_server import JevContractServer
+
+    report: dict[str, Any] = {
+        "benchmark": "resolve",
+        "when": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
+                    "platform": platform.platform()},
+        "method": {"repeat": args.repeat, "warmup": args.warmup, "api_door": "django.test.Client (in-process)",
+                   "event_time_range_filter": args.event_time_range},
+        "sizes": {},
+    }
+    report["calibration_before"] = calibration()
+    with JevContractServer() as jev:
+        for n in sizes:
+            server = launch_radicale(n)
+            try:
+                print(f"N={n}: seeded in {server.seed_seconds:.1f} s; measuring ...", file=sys.stderr, flush=True)
+                result = bench_size(server, jev_url=jev.url, token=token, repeat=args.repeat,
+                                    warmup=args.warmup, trips=trips, jev=jev)
+                result["seed_seconds"] = round(server.seed_seconds, 2)
+                report["sizes"][str(n)] = result
+            finally:
+                server.stop()
+    print("scoring ...", file=sys.stderr, flush=True)
+    report["scoring"] = bench_scoring(max(args.repeat, 20))
+    report["calibration_after"] = calibration()
+    report["targets"] = targets(report)
+
+    print(render(report))
+    OUT_DIR.mkdir(parents=True, exist_ok=True)
+    out = args.out or OUT_DIR / f"resolve-{datetime.now().strftime('%Y%m%d-%H%M%S')}.json"
+    out.write_text(json.dumps(report, indent=2, sort_keys=True, default=list), encoding="utf-8")
+    print(f"\nwritten: {out.relative_to(Path.cwd()) if out.is_relative_to(Path.cwd()) else out.name}")
+    return 0
+
+
+def targets(report: dict[str, Any]) -> dict[str, Any]:
+    worst: dict[str, float] = {}
+    worst_of_minimums: dict[str, float] = {}
+    exact_jev_calls = set()
+    for n, result in report["sizes"].items():
+        ratios = [e["ratio_to_floor"] for e in result["scenarios"].values() if "ratio_to_floor" in e]
+        worst[n] = max(ratios)
+        worst_of_minimums[n] = max(e["ratio_of_minimums"] for e in result["scenarios"].values()
+                                   if "ratio_of_minimums" in e)
+        for name, entry in result["scenarios"].items():
+            if name.startswith("exact"):
+                exact_jev_calls.update(entry["jev_calls"])
+    big = {n: r for n, r in worst.items() if int(n) >= 1000}
+    return {
+        "worst_ratio_by_size": worst,
+        "worst_ratio_of_minimums_by_size": worst_of_minimums,
+        "ratio_target": TARGET_RATIO,
+        "ratio_met": all(r <= TARGET_RATIO for r in big.values()) if big else None,
+        "scoring_worst_median_ms": report["scoring"]["worst_median_ms"],
+        "scoring_target_ms": TARGET_SCORING_MS,
+        "scoring_met": report["scoring"]["worst_median_ms"] < TARGET_SCORING_MS,
+        "exact_path_jev_calls": sorted(exact_jev_calls),
+        "exact_path_met": exact_jev_calls == {0} if report["sizes"] else None,
+    }
+
+
+def render(report: dict[str, Any]) -> str:
+    rows = []
+    for n, result in report["sizes"].items():
+        for name, e in result["scenarios"].items():
+            rows.append([
+                n, name, f"{e['median_ms']:.1f}", f"{e['min_ms']:.1f}", f"{e['client_cpu_ms_median']:.1f}",
+                e.get("ratio_to_floor", ""), e.get("ratio_of_minimums", ""),
+                e.get("status", f"{e.get('items_parsed')} items"),
+                e.get("calendar_requests", ""), ",".join(map(str, e.get("http_round_trips", []))),
+                ",".join(map(str, e.get("jev_calls", []))),
+                e.get("calendar_ms_median", ""), e.get("matching_ms_median", ""), e.get("judgment_ms_median", ""),
+            ])
+    parts = [render_table(
+        ["N", "scenario", "median ms", "min ms", "client CPU ms", "x floor", "x floor (min)", "status",
+         "CalDAV req", "HTTP seen", "Jev calls",
+         "calendar ms", "matching ms", "judgment ms"], rows)]
+    mem_rows = [[n, *(f"{v}" for v in r["memory"].values())] for n, r in report["sizes"].items()]
+    if mem_rows:
+        first = next(iter(report["sizes"].values()))["memory"]
+        parts.append(render_table(["N", *first.keys()], mem_rows))
+    scoring = report["scoring"]
+    for label in ("corpus titles", "distinct titles"):
+        block = scoring[label]
+        parts.append(render_table(
+            [f"scoring, 20,000 {label} ({block['distinct_titles']} distinct, vocabulary {block['vocabulary']})",
+             "median ms", "min ms", "CPU ms", "matched", "original ms", "speed-up"],
+            [[text, f"{e['median_ms']:.2f}", f"{e['min_ms']:.2f}", f"{e['cpu_ms_median']:.2f}", e["matched"],
+              f"{e['original_median_ms']:.2f}", f"{e['speedup']:.1f}x"]
+             for text, e in block["references"].items()]))
+    parts.append("calibration: before " + json.dumps(report["calibration_before"])
+                 + ", after " + json.dumps(report["calibration_after"]))
+    parts.append("targets: " + json.dumps(report["targets"], sort_keys=True))
+    return "\n\n".join(parts)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
