@@ -1,28 +1,15 @@
 """manage.py resolve: output, exit codes, --json, --input -."""
 from __future__ import annotations
 
-import io
 import json
-import sys
 
 import pytest
-from django.core.management import call_command
+from tests.support.commands import run_resolve
 
 pytestmark = pytest.mark.django_db
 
 
-def run(*args: str, stdin: str | None = None) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    saved = sys.stdin
-    sys.stdin = io.StringIO(stdin or "")
-    try:
-        call_command("resolve", *args, stdout=out, stderr=err)
-        code = 0
-    except SystemExit as exit_:
-        code = int(exit_.code)
-    finally:
-        sys.stdin = saved
-    return code, out.getvalue(), err.getvalue()
+run = run_resolve
 
 
 def test_command__resolved_prints_item_id_and_etag(live):

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import io
 import json
-import sys
 from typing import Any
 
 import pytest
@@ -18,6 +17,7 @@ from rest_framework.exceptions import ParseError
 from resolver.api.exceptions import envelope_exception_handler
 from resolver.api.parsers import BoundedJSONParser
 from resolver.conf import resolver_settings
+from tests.support.commands import run_resolve
 
 pytestmark = pytest.mark.django_db
 
@@ -199,20 +199,7 @@ def test_limits__parse_errors_say_what_is_wrong():
 # --- the command ----------------------------------------------------------------------
 
 
-def run_command(*args: str, stdin: str | None = None) -> tuple[int, str, str]:
-    from django.core.management import call_command
-
-    out, err = io.StringIO(), io.StringIO()
-    saved = sys.stdin
-    sys.stdin = io.StringIO(stdin or "")
-    try:
-        call_command("resolve", *args, stdout=out, stderr=err)
-        code = 0
-    except SystemExit as exit_:
-        code = int(exit_.code)
-    finally:
-        sys.stdin = saved
-    return code, out.getvalue(), err.getvalue()
+run_command = run_resolve
 
 
 def test_limits__command_text_over_500_characters(on_radicale):

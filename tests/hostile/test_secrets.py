@@ -9,21 +9,19 @@ off, API and command), captures everything, and searches it.
 from __future__ import annotations
 
 import base64
-import io
 import json
 import logging
-import sys
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.core.management import call_command
 from django.test import Client as DjangoClient
 from django.utils import timezone
 from rest_framework.test import APIClient
 
 from resolver import provenance
+from tests.support.commands import run_resolve
 from tests.hostile.canaries import CALDAV_SECRET, DJANGO_SECRET, HOSTILE_USER, JEV_SECRET, HostileCalendar
 from tests.support.jev_contract_server import JevContractServer, decisive, defective, status
 
@@ -113,18 +111,9 @@ def approve_threshold(model: str) -> None:
 
 
 def command(evidence: Evidence, label: str, *args: str, stdin: str | None = None) -> int:
-    out, err = io.StringIO(), io.StringIO()
-    saved = sys.stdin
-    sys.stdin = io.StringIO(stdin or "")
-    try:
-        call_command("resolve", *args, stdout=out, stderr=err)
-        code = 0
-    except SystemExit as exit_:
-        code = int(exit_.code)
-    finally:
-        sys.stdin = saved
-    evidence.add(f"{label}: stdout", out.getvalue())
-    evidence.add(f"{label}: stderr", err.getvalue())
+    code, out, err = run_resolve(*args, stdin=stdin)
+    evidence.add(f"{label}: stdout", out)
+    evidence.add(f"{label}: stderr", err)
     return code
 
 
