@@ -94,6 +94,13 @@ class _CountingClient(caldav.DAVClient):
     """The library's client, counting its HTTP round trips for FetchResult.requests."""
 
     round_trips = 0
+    # The calendar listing without getctag and calendar-color, which nothing
+    # here reads: Radicale derives a collection's ctag from every item in it,
+    # which made each listing cost 0.36 s at 1,000 items, against 17 ms without.
+    CALENDAR_LIST_PROPS = [
+        prop for prop in caldav.DAVClient.CALENDAR_LIST_PROPS
+        if prop not in ("{http://calendarserver.org/ns/}getctag", "{http://apple.com/ns/ical/}calendar-color")
+    ]
 
     def request(self, *args: Any, **kwargs: Any) -> Any:
         self.round_trips += 1
