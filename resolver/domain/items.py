@@ -8,6 +8,7 @@ import hashlib
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from datetime import datetime
 from enum import Enum
 
 
@@ -29,6 +30,29 @@ class Collection:
     display_name: str
 
 
+@dataclass(frozen=True, slots=True)
+class Occurrence:
+    """One occurrence of an event: aware datetimes, and the instance's RECURRENCE-ID.
+
+    `recurrence_id` is None for a single (non-recurring) event; for a series it
+    is the instance's original start (its RECURRENCE-ID) in ISO 8601, so that a
+    caller can act on that one instance. All-day occurrences start at midnight
+    in the request's time zone.
+    """
+
+    start: datetime
+    end: datetime
+    recurrence_id: str | None = None
+
+    def as_dict(self) -> dict[str, str | None]:
+        return {"start": self.start.isoformat(), "end": self.end.isoformat(), "recurrence_id": self.recurrence_id}
+
+
+# At most this many occurrences of one item are kept (the live ones in the
+# event horizon, in order of start): enough for a daily series over a year.
+MAX_OCCURRENCES_PER_ITEM = 400
+
+
 # slots: a resolution builds one Item per live item and matching reads a few
 # fields of every one; without a per-instance dict they are smaller and faster.
 @dataclass(frozen=True, slots=True)
@@ -44,6 +68,11 @@ class Item:
     status: str | None = None
     due: str | None = None
     start: str | None = None
+    # The resource path exactly as the server reported it (never built from the UID).
+    href: str = ""
+    # Events: the live occurrences in the horizon, in order of start, at most
+    # MAX_OCCURRENCES_PER_ITEM; the first is the next live one. Tasks: ().
+    occurrences: tuple[Occurrence, ...] = field(default=(), compare=False, repr=False)
     # The normalised title, computed once so matching never re-normalises.
     title_key: str = field(default="", compare=False, repr=False)
     # Its significant words, for the same reason: tokenising every title on
@@ -100,6 +129,8 @@ def make_item(
     status: str | None = None,
     due: str | None = None,
     start: str | None = None,
+    href: str = "",
+    occurrences: tuple[Occurrence, ...] = (),
 ) -> Item:
     key = normalise(title)
     return Item(
@@ -112,6 +143,8 @@ def make_item(
         status=status,
         due=due,
         start=start,
+        href=href,
+        occurrences=occurrences,
         title_key=key,
         title_words=words_of(key),
     )

@@ -19,7 +19,7 @@ from typing import Any, Protocol
 from resolver.calendars.base import CalendarSource, FetchResult
 from resolver.domain import judgment as jdg
 from resolver.domain.errors import InvalidRequest
-from resolver.domain.items import Item, Kind, Method
+from resolver.domain.items import Item, Kind, Method, Occurrence
 from resolver.domain.matching import Pool, build_pool, exact_matches
 
 MAX_TEXT_LENGTH = 500
@@ -85,6 +85,9 @@ class Outcome:
     collection_ids: tuple[str, ...] = ()
     timings: dict[str, float] = field(default_factory=dict)
     calendar_requests: int = 0
+    # By item ID: the occurrence the reference names (inside its time range),
+    # else the next live one. Events only; filled by the pipeline.
+    occurrences: dict[str, Occurrence] = field(default_factory=dict)
 
 
 def parse_request(*, text: Any, kind: Any, collection_ids: Any = None) -> ResolveRequest:
