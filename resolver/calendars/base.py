@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Protocol, Sequence
 
 from resolver.domain.items import Collection, Item, Kind
@@ -21,13 +22,19 @@ class FetchResult:
     requests: int = 0
     seconds: float = 0.0
     collections_searched: tuple[str, ...] = field(default=())
+    # When this fetch read the calendar (aware, UTC): the envelope's `read_at`.
+    read_at: datetime | None = None
 
 
 class CalendarSource(Protocol):
     def collections(self) -> Sequence[Collection]: ...
 
-    def fetch(self, *, kind: Kind, collection_ids: Sequence[str] | None) -> FetchResult:
+    def fetch(self, *, kind: Kind, collection_ids: Sequence[str] | None,
+              time_zone: str | None = None) -> FetchResult:
         """Live items of `kind`, from the given collections or all of them.
+
+        `time_zone` (an IANA name; None means UTC) is the zone floating times
+        in the calendar data are read in.
 
         Raises CollectionNotFound for an unknown ID and CalendarUnavailable
         when the server cannot be read.

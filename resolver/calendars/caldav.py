@@ -187,8 +187,10 @@ class CalDAVCalendar:
     def collections(self) -> list[Collection]:
         return [collection for collection, _ in self._discover()]
 
-    def fetch(self, *, kind: Kind, collection_ids: Sequence[str] | None) -> FetchResult:
+    def fetch(self, *, kind: Kind, collection_ids: Sequence[str] | None,
+              time_zone: str | None = None) -> FetchResult:
         started = time.perf_counter()
+        read_at = datetime.now(timezone.utc)
         round_trips = self._client().round_trips
         discovered = self._discover()
         by_id = {collection.collection_id: (collection, url) for collection, url in discovered}
@@ -214,6 +216,7 @@ class CalDAVCalendar:
             requests=self._client().round_trips - round_trips,
             seconds=time.perf_counter() - started,
             collections_searched=tuple(wanted),
+            read_at=read_at,
         )
 
     def _query(

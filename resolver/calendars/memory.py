@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Sequence
 
 from resolver.calendars.base import FetchResult
@@ -20,7 +21,8 @@ class MemoryCalendar:
         ids = sorted({item.collection_id for item in self.items} | set(self.extra_collections))
         return [Collection(collection_id=cid, url_path=f"/user/{cid}/", display_name=cid) for cid in ids]
 
-    def fetch(self, *, kind: Kind, collection_ids: Sequence[str] | None) -> FetchResult:
+    def fetch(self, *, kind: Kind, collection_ids: Sequence[str] | None,
+              time_zone: str | None = None) -> FetchResult:
         known = [c.collection_id for c in self.collections()]
         wanted = list(dict.fromkeys(collection_ids)) if collection_ids else known
         unknown = [cid for cid in wanted if cid not in known]
@@ -28,4 +30,5 @@ class MemoryCalendar:
             raise CollectionNotFound("Unknown collection ID.", details={"collection_ids": unknown})
         chosen = set(wanted)
         items = tuple(i for i in self.items if i.kind is kind and i.collection_id in chosen)
-        return FetchResult(items=items, requests=0, collections_searched=tuple(wanted))
+        return FetchResult(items=items, requests=0, collections_searched=tuple(wanted),
+                           read_at=datetime.now(timezone.utc))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import time
+from datetime import datetime
 from collections import Counter
 from dataclasses import dataclass, field
 from enum import Enum
@@ -46,6 +47,9 @@ class ResolveRequest:
     text: str
     kind: Kind
     collection_ids: tuple[str, ...] = ()
+    # IANA name of the zone the reference's time expressions and the
+    # calendar's floating times are read in; None means UTC.
+    time_zone: str | None = None
 
 
 class Judge(Protocol):
@@ -88,6 +92,11 @@ class Outcome:
     # By item ID: the occurrence the reference names (inside its time range),
     # else the next live one. Events only; filled by the pipeline.
     occurrences: dict[str, Occurrence] = field(default_factory=dict)
+    # Why a clarification was needed, for programs: duplicate_titles,
+    # ambiguous, judge_no_match, no_candidates. None when resolved.
+    reason: str | None = None
+    # When the calendar was read for this request (aware, UTC).
+    read_at: datetime | None = None
 
 
 def parse_request(*, text: Any, kind: Any, collection_ids: Any = None) -> ResolveRequest:
@@ -135,16 +144,19 @@ def resolve(
     policy: ThresholdPolicy,
     request_id: str,
     max_candidates: int = jdg.MAX_CANDIDATES,
+    now: datetime | None = None,
 ) -> Outcome:
     max_candidates = min(max_candidates, jdg.MAX_CANDIDATES)
     started = time.perf_counter()
-    fetched = calendar.fetch(kind=request.kind, collection_ids=request.collection_ids or None)
+    fetched = calendar.fetch(kind=request.kind, collection_ids=request.collection_ids or None,
+                             time_zone=request.time_zone)
     timings = {"calendar_ms": _ms(time.perf_counter() - started)}
     base = dict(
         request_id=request_id,
         kind=request.kind,
         collection_ids=fetched.collections_searched,
         calendar_requests=fetched.requests,
+        read_at=fetched.read_at,
     )
     warnings = _skipped_warning(fetched)
 
@@ -165,7 +177,7 @@ def resolve(
                        "if yours is missing.")
         return Outcome(
             status=Status.NEEDS_CLARIFICATION, method=Method.DETERMINISTIC, candidates=listed,
-            prompt=prompt, warnings=warnings + _narrowed(matched=len(exact), kept=len(listed)),
+            reason="duplicate_titles", prompt=prompt, warnings=warnings + _narrowed(matched=len(exact), kept=len(listed)),
             timings=timings, **base,
         )
 
@@ -175,7 +187,7 @@ def resolve(
     candidates = tuple(c.item for c in pool.candidates)
     if not candidates:
         return Outcome(
-            status=Status.NEEDS_CLARIFICATION, method=None,
+            status=Status.NEEDS_CLARIFICATION, method=None, reason="no_candidates",
             prompt="Nothing matches this reference. Rephrase it, or use more of the item's title.",
             warnings=warnings, timings=timings, **base,
         )
@@ -196,7 +208,7 @@ def resolve(
             details={"reason": judgment.reason},
         ),)
         return Outcome(
-            status=Status.NEEDS_CLARIFICATION, method=None, candidates=candidates,
+            status=Status.NEEDS_CLARIFICATION, method=None, candidates=candidates, reason="ambiguous",
             prompt=_prompt(pool, top_is_no_match=False), warnings=warnings, question=question,
             judgment=judgment, numbering=numbering, timings=timings, **base,
         )
@@ -222,6 +234,7 @@ def resolve(
     return Outcome(
         status=Status.NEEDS_CLARIFICATION, method=Method.SEMANTIC, candidates=ranked,
         suggested_item_id=suggested,
+        reason="judge_no_match" if top_is_no_match else "ambiguous",
         suggested_probability=probabilities.get(suggested) if suggested else None,
         prompt=_prompt(pool, top_is_no_match=top_is_no_match), **shared, **base,
     )

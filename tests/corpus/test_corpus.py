@@ -162,7 +162,7 @@ class Snapshot:
     def collections(self) -> list:
         return []
 
-    def fetch(self, *, kind: Kind, collection_ids: Sequence[str] | None) -> FetchResult:
+    def fetch(self, *, kind: Kind, collection_ids: Sequence[str] | None, time_zone: str | None = None) -> FetchResult:
         assert collection_ids and len(collection_ids) == 1
         return self.fetched[(kind, collection_ids[0])]
 
