@@ -10,6 +10,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
+from pathlib import Path
 
 
 class Kind(str, Enum):
@@ -78,23 +79,35 @@ class Item:
     # Its significant words, for the same reason: tokenising every title on
     # every request would cost matching more than all its other steps together.
     title_words: tuple[str, ...] = field(default=(), compare=False, repr=False)
+    # Every word of the title, stopwords included, in order: compounds
+    # ("follow-up" for "followup") and the language's own stopwords need them.
+    title_tokens: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
     @property
     def when(self) -> str | None:
         return self.due if self.kind is Kind.TASK else self.start
 
 
-# Words that never make an item a candidate on their own.
-STOPWORDS = frozenset(
-    """a an the to of for on in at by and or with from my our your this that is are be
-    it its me we i up""".split()
-)
+# Words that never make an item a candidate on their own: the English list,
+# the default language's, read from the same data file matching uses.
+def _english_stopwords() -> frozenset[str]:
+    path = Path(__file__).resolve().parent.parent / "data" / "stopwords" / "english.txt"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return frozenset(word for line in lines if not line.startswith("#") for word in line.split())
+
+
+STOPWORDS = _english_stopwords()
 _WORD = re.compile(r"\w+")
 
 
 def normalise(text: str) -> str:
     """Compatibility-normalise, case-fold and trim: `STRASSE` equals `Straße`."""
     return unicodedata.normalize("NFKC", text).casefold().strip()
+
+
+def tokens_of(key: str) -> tuple[str, ...]:
+    """Every word of an already normalised text, in order."""
+    return tuple(_WORD.findall(key))
 
 
 def words_of(key: str) -> tuple[str, ...]:
@@ -147,4 +160,5 @@ def make_item(
         occurrences=occurrences,
         title_key=key,
         title_words=words_of(key),
+        title_tokens=tokens_of(key),
     )

@@ -1,22 +1,36 @@
 """Exact matching, candidate scoring, ranking and narrowing.
 
-Scoring uses rapidfuzz: its C++ scorers handle typos (edit distance), token
-order and partial titles, and are fast enough to score tens of thousands of
-titles per request. Candidates are found in two steps so that cost stays
-small on big calendars: the reference's words are matched (exactly, by
-prefix, or within a small edit distance) against the vocabulary of all titles,
-and only titles containing a matched word are scored in full.
+A candidate's score says how much of the reference its title covers, each
+reference word weighted by how specific it is among the titles searched in
+this request (BM25's IDF over the titles that word matches), each match
+counted with its quality: exact > stem > compound > initialism > prefix >
+typo. Covering the title too earns a smaller reward, so a short title fully
+covered beats a long one partly covered. rapidfuzz's `token_set_ratio` only
+breaks near-ties; then the soonest due or occurring item comes first, then
+title, collection and item ID, so the order is always deterministic.
 
-Every title's words are split once, when its item is built (`Item.title_words`),
-so a request does no per-title regex work: the vocabulary is a set union, a
-title is a hit when its words meet the matched ones, the reference's words are
-compared with the whole vocabulary in one rapidfuzz call, and each distinct
-title is scored once. (bench/resolve.py measures this step alone.)
+Why not bm25s or rank-bm25: both score documents by the words they contain
+exactly. Here a reference word must also find "invoice" for "invoices",
+"soy milk" for "soymilk", "AGM" for "Annual general meeting", "intro" for
+"introduction" and "protfolio" for "portfolio", and a title is a dozen words,
+so the work is in finding which title words a reference word matches, not in
+the sum over them. That step uses PyStemmer (Snowball, in C) and rapidfuzz's
+`cdist` over the vocabulary (C++), and the sums stay small and exact in Python.
+
+What depends only on the titles (vocabulary, stems, the joined keys searched
+for compounds and initialisms) is kept in a `TitleIndex`, reused while the
+calendar returns the same item tuple (the parsed-resource memo returns the
+same tuple for an unchanged collection), and rebuilt otherwise.
 """
 from __future__ import annotations
 
+import math
 import re
+import threading
+from bisect import bisect_right
+from collections import OrderedDict
 from dataclasses import dataclass
+from datetime import datetime, time, timedelta, timezone, tzinfo
 from itertools import chain, compress
 from operator import attrgetter, not_
 from typing import Sequence
@@ -24,21 +38,33 @@ from typing import Sequence
 import numpy as np
 from rapidfuzz import fuzz, process
 
-from resolver.domain.items import STOPWORDS, Item, normalise, words_of
+from resolver.domain.items import STOPWORDS, Item, Kind, Occurrence, normalise, tokens_of
+from resolver.domain.timeexpr import TimeRange
+from resolver.domain.wordforms import DEFAULT_LANGUAGE, WordForms, word_forms
 
 __all__ = ["STOPWORDS", "Pool", "ScoredCandidate", "build_pool", "exact_matches", "score_candidates",
-           "significant_words"]
+           "significant_words", "occurrence_for", "occurrences_in", "items_in_range", "in_range"]
 
-_TITLE_WORDS = attrgetter("title_words")
-_SCORE = attrgetter("score")
-# The same fields as _order_key, read from a candidate's item.
-_CANDIDATE_ORDER = attrgetter("item.title_key", "item.collection_id", "item.item_id")
+# Match qualities: how much of a reference word's weight a title word earns.
+EXACT, STEM, COMPOUND, INITIALISM, PREFIX = 1.0, 0.9, 0.9, 0.85, 0.7
+FUZZY_LOW, FUZZY_HIGH = 0.45, 0.75
+# A match at least this good counts as the word being present, for its IDF.
+STRONG = 0.85
+TITLE_COVERAGE_WEIGHT = 0.3
+# Scores this close are a near-tie, ordered by rapidfuzz and then by time.
+NEAR_TIE = 0.02
+# Among candidates this close to the best, one with a time in the reference's
+# range ranks first; a weak title match never wins on time alone.
+TIME_PLAUSIBLE = 0.5
+
+_ORDER = attrgetter("item.title_key", "item.collection_id", "item.item_id")
 
 
 @dataclass(frozen=True, slots=True)  # slots: thousands are built per request on big calendars
 class ScoredCandidate:
     item: Item
     score: float
+    in_range: bool = False
 
 
 @dataclass(frozen=True)
@@ -65,78 +91,399 @@ def _order_key(item: Item) -> tuple[str, str, str]:
     return (item.title_key, item.collection_id, item.item_id)
 
 
-def significant_words(text: str) -> list[str]:
-    return list(words_of(normalise(text)))
+def significant_words(text: str, *, language: str = DEFAULT_LANGUAGE) -> list[str]:
+    stop = word_forms(language).stopwords
+    return [w for w in tokens_of(normalise(text)) if w not in stop]
 
+
+# -- the per-collection index ------------------------------------------------
+
+class TitleIndex:
+    """What scoring needs from the titles alone, built once per item tuple."""
+
+    def __init__(self, items: Sequence[Item], forms: WordForms) -> None:
+        self.items = items
+        self.forms = forms
+        if forms.stopwords == STOPWORDS:
+            self.words = [item.title_words for item in items]
+        else:
+            stop = forms.stopwords
+            self.words = [tuple(t for t in item.title_tokens if t not in stop) for item in items]
+        self.vocabulary: list[str] = list(set(chain.from_iterable(self.words)))
+        self.vocabulary_set = frozenset(self.vocabulary)
+        self._lines: str | None = None
+        self._by_stem: dict[str, list[str]] | None = None
+        self._keys: tuple[str, list[int]] | None = None
+        self._initials: tuple[str, list[int]] | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def lines(self) -> str:
+        # Tokens each after a newline: `\nword\w*` finds exactly the tokens
+        # that start with `word`, and lets the regex engine jump between them.
+        if self._lines is None:
+            self._lines = "\n" + "\n".join(self.vocabulary)
+        return self._lines
+
+    @property
+    def by_stem(self) -> dict[str, list[str]]:
+        if self._by_stem is None:
+            with self._lock:
+                if self._by_stem is None:
+                    by_stem: dict[str, list[str]] = {}
+                    for token, stem in zip(self.vocabulary, self.forms.stems(self.vocabulary)):
+                        by_stem.setdefault(stem, []).append(token)
+                    self._by_stem = by_stem
+        return self._by_stem
+
+    def _joined(self, texts: list[str]) -> tuple[str, list[int]]:
+        offsets: list[int] = []
+        position = 0
+        for text in texts:
+            offsets.append(position)
+            position += len(text) + 1
+        return "\n".join(texts), offsets
+
+    @property
+    def keys(self) -> tuple[str, list[int]]:
+        """Every title's tokens, one title a line, with each line's offset."""
+        if self._keys is None:
+            self._keys = self._joined([" ".join(item.title_tokens) for item in self.items])
+        return self._keys
+
+    @property
+    def initials(self) -> tuple[str, list[int]]:
+        """Every title's significant words' initials, one title a line."""
+        if self._initials is None:
+            self._initials = self._joined(["".join(w[0] for w in words) for words in self.words])
+        return self._initials
+
+
+_INDEXES: OrderedDict[int, TitleIndex] = OrderedDict()
+_INDEXES_LOCK = threading.Lock()
+_MAX_INDEXES = 16
+
+
+def title_index(items: Sequence[Item], *, language: str = DEFAULT_LANGUAGE) -> TitleIndex:
+    """The index of exactly this item sequence (by identity), reused while it is alive."""
+    forms = word_forms(language)
+    key = id(items)
+    with _INDEXES_LOCK:
+        index = _INDEXES.get(key)
+        # The identity check guards against a new sequence reusing a freed id.
+        if index is not None and index.items is items and index.forms is forms:
+            _INDEXES.move_to_end(key)
+            return index
+    index = TitleIndex(items, forms)
+    with _INDEXES_LOCK:
+        _INDEXES[key] = index
+        _INDEXES.move_to_end(key)
+        while len(_INDEXES) > _MAX_INDEXES:
+            _INDEXES.popitem(last=False)
+    return index
+
+
+# -- matching one reference word ---------------------------------------------
 
 def _word_cutoff(word: str) -> float:
     # Short words need a closer match: one typo in four letters is a different word.
     if len(word) <= 3:
-        return 101.0  # exact or prefix only
+        return 101.0  # exact, stem or prefix only
     if len(word) == 4:
         return 75.0
     return 80.0
 
 
-def _matched_vocabulary(words: Sequence[str], vocabulary: set[str]) -> set[str]:
-    """The vocabulary's tokens that match a word exactly, by prefix, or within a small edit distance."""
-    matched = {word for word in words if word in vocabulary}
-    tokens = list(vocabulary)
-    fuzzy = [word for word in words if _word_cutoff(word) <= 100]
-    if fuzzy:
-        # One pass over the vocabulary for all words, not one per word: the
-        # tokens are converted for rapidfuzz once. float64 keeps the scores
-        # exactly as a per-word `process.extract(score_cutoff=...)` compares them.
-        table = process.cdist(fuzzy, tokens, scorer=fuzz.ratio, dtype=np.float64,
-                              score_cutoff=min(_word_cutoff(word) for word in fuzzy))
-        for word, row in zip(fuzzy, table):
-            matched.update(map(tokens.__getitem__, np.flatnonzero(row >= _word_cutoff(word)).tolist()))
-    prefixes = [word for word in words if len(word) >= 3]
-    if prefixes:
-        # Tokens are runs of \w, each after a newline here, so `\nword\w*` finds
-        # exactly the tokens that start with `word`; the literal newline-and-word
-        # lets the regex engine jump between candidates instead of trying every position.
-        lines = "\n" + "\n".join(tokens)
-        for word in prefixes:
-            matched.update(re.findall("\n(" + re.escape(word) + r"\w*)", lines))
-    return matched
+def _improve(found: dict[str, float], token: str, quality: float) -> None:
+    if found.get(token, 0.0) < quality:
+        found[token] = quality
 
 
-def score_candidates(text: str, items: Sequence[Item]) -> list[ScoredCandidate]:
-    """Every item that plausibly matches the reference, best first, ties broken stably."""
-    words = significant_words(text)
-    if not words or not items:
+def _token_matches(words: list[str], index: TitleIndex) -> list[dict[str, float]]:
+    """For each reference word, the title words it matches and how well."""
+    vocabulary = index.vocabulary_set
+    found: list[dict[str, float]] = [{} for _ in words]
+    stems = index.forms.stems(words)
+    by_stem = index.by_stem
+    for matches, word, stem in zip(found, words, stems):
+        for token in by_stem.get(stem, ()):
+            _improve(matches, token, STEM)
+        if word in vocabulary:
+            matches[word] = EXACT
+        if len(word) >= 3:
+            for token in re.findall("\n(" + re.escape(word) + r"\w+)", index.lines):
+                _improve(matches, token, PREFIX)
+    fuzzy = [(n, word) for n, word in enumerate(words) if _word_cutoff(word) <= 100]
+    if fuzzy and index.vocabulary:
+        # One pass over the vocabulary for all words, in C++.
+        table = process.cdist([w for _, w in fuzzy], index.vocabulary, scorer=fuzz.ratio, dtype=np.float32,
+                              score_cutoff=min(_word_cutoff(w) for _, w in fuzzy))
+        for (n, word), row in zip(fuzzy, table):
+            cutoff = _word_cutoff(word)
+            for position in np.flatnonzero(row >= cutoff).tolist():
+                ratio = float(row[position])
+                quality = FUZZY_LOW + (FUZZY_HIGH - FUZZY_LOW) * (ratio - cutoff) / (100.0 - cutoff)
+                _improve(found[n], index.vocabulary[position], quality)
+    return found
+
+
+def _line_hits(pattern: str, joined: tuple[str, list[int]]) -> list[tuple[int, int, int]]:
+    """(title position, start, end within the line) of each regex match."""
+    text, offsets = joined
+    hits = []
+    for match in re.finditer(pattern, text):
+        line = bisect_right(offsets, match.start()) - 1
+        hits.append((line, match.start() - offsets[line], match.end() - offsets[line]))
+    return hits
+
+
+def _special_matches(words: list[str], all_tokens: list[str], exact_in_vocabulary: list[bool],
+                     index: TitleIndex) -> list[dict[int, tuple[float, frozenset[str]]]]:
+    """Matches that span title words: compounds written together, and initialisms.
+
+    For each reference word: title position -> (quality, the title words covered).
+    """
+    special: list[dict[int, tuple[float, frozenset[str]]]] = [{} for _ in words]
+    vocabulary = index.vocabulary_set
+    stop = index.forms.stopwords
+    for n, word in enumerate(words):
+        if exact_in_vocabulary[n] or not word.isalpha():
+            continue
+        # "soymilk" for "Soy milk", "followup" for "follow-up".
+        if len(word) >= 5:
+            for cut in range(2, len(word) - 1):
+                head, tail = word[:cut], word[cut:]
+                if not ((head in vocabulary or head in stop) and (tail in vocabulary or tail in stop)):
+                    continue
+                if head in stop and tail in stop:
+                    continue
+                covered = frozenset(t for t in (head, tail) if t not in stop)
+                pattern = r"(?<![^\s\n])" + re.escape(head) + " " + re.escape(tail) + r"(?![^\s\n])"
+                for line, _start, _end in _line_hits(pattern, index.keys):
+                    special[n].setdefault(line, (COMPOUND, covered))
+        # "AGM" for "Annual general meeting": initials of consecutive significant words.
+        if 2 <= len(word) <= 5:
+            for line, start, end in _line_hits(re.escape(word), index.initials):
+                covered = frozenset(index.words[line][start:end])
+                current = special[n].get(line)
+                if current is None or current[0] < INITIALISM:
+                    special[n][line] = (INITIALISM, covered)
+    # "check out" for "Checkout": adjacent reference words written together in a title.
+    for left in range(len(all_tokens) - 1):
+        joined = all_tokens[left] + all_tokens[left + 1]
+        if joined not in vocabulary:
+            continue
+        for n, word in enumerate(words):
+            if word in (all_tokens[left], all_tokens[left + 1]) and not exact_in_vocabulary[n]:
+                special[n].update({line: (COMPOUND, frozenset((joined,)))
+                                   for line in _titles_with(joined, index)})
+    return special
+
+
+def _titles_with(token: str, index: TitleIndex) -> list[int]:
+    return [n for n, words in enumerate(index.words) if token in words]
+
+
+# -- scoring -------------------------------------------------------------------
+
+def _idf(matching: int, total: int) -> float:
+    # BM25's IDF, never negative.
+    return math.log(1.0 + (total - matching + 0.5) / (matching + 0.5))
+
+
+def score_candidates(
+    text: str,
+    items: Sequence[Item],
+    *,
+    language: str = DEFAULT_LANGUAGE,
+    time_range: TimeRange | None = None,
+    tz: tzinfo = timezone.utc,
+    bonus_words: Sequence[str] = (),
+) -> list[ScoredCandidate]:
+    """Every item that plausibly matches the reference, best first, ties broken deterministically.
+
+    `bonus_words` (a recognised time expression's words, "friday") never make
+    an item a candidate, but count as covered where a title has them.
+    """
+    if not items:
         return []
-    # map() and compress() keep the per-title steps in C: at 20,000 titles a
-    # Python-level loop here costs more than the scoring itself.
-    title_words = list(map(_TITLE_WORDS, items))
-    vocabulary = set(chain.from_iterable(title_words))
-    matched = _matched_vocabulary(words, vocabulary)
-    if not matched:
+    forms = word_forms(language)
+    all_tokens = list(tokens_of(normalise(text)))
+    words = [w for w in all_tokens if w not in forms.stopwords]
+    if not words:
         return []
-    # A title is a hit when one of its words was matched: the same titles a
-    # word-boundary regex over the title finds, without running one per title.
-    hits = list(compress(range(len(title_words)), map(not_, map(matched.isdisjoint, title_words))))
+    index = title_index(items, language=language)
+    words = list(dict.fromkeys(words))
+    exact_in_vocabulary = [w in index.vocabulary_set for w in words]
+    matches = _token_matches(words, index)
+    special = _special_matches(words, all_tokens, exact_in_vocabulary, index)
+    matched = set(chain.from_iterable(matches))
+    # A title is a hit when one of its words was matched (C-level set tests),
+    # or a compound or initialism spans some of its words.
+    hits = list(compress(range(len(index.words)), map(not_, map(matched.isdisjoint, index.words))))
+    extra = set(chain.from_iterable(special)) - set(hits)
+    if extra:
+        hits = sorted(set(hits) | extra)
     if not hits:
         return []
-    # Equal words score equally: score each distinct title once (calendars
-    # repeat titles: "Weekly report", "Call mum").
-    hit_words = list(map(title_words.__getitem__, hits))
-    distinct = list(dict.fromkeys(hit_words))
+
+    # Per hit title and reference word: the best quality and the words it covered.
+    best: list[list[tuple[float, frozenset[str] | str | None]]] = []
+    for position in hits:
+        title_words = index.words[position]
+        row = []
+        for matches_n, special_n in zip(matches, special):
+            quality, cover = 0.0, None
+            for token in title_words:
+                found = matches_n.get(token)
+                if found is not None and found > quality:
+                    quality, cover = found, token
+            spanning = special_n.get(position)
+            if spanning is not None and spanning[0] > quality:
+                quality, cover = spanning
+            row.append((quality, cover))
+        best.append(row)
+
+    total = len(items)
+    weights = []
+    for n in range(len(words)):
+        strong = sum(1 for row in best if row[n][0] >= STRONG)
+        present = strong or sum(1 for row in best if row[n][0] > 0)
+        weights.append(_idf(present, total) if present else _idf(0, total))
+    weight_sum = sum(weights)
+    bonus = frozenset(w for w in (normalise(b) for b in bonus_words) if w)
+
+    scored: list[tuple[float, int, float, bool]] = []
+    for position, row in zip(hits, best):
+        covered: set[str] = set()
+        reference = 0.0
+        for weight, (quality, cover) in zip(weights, row):
+            if quality:
+                reference += weight * quality
+                if isinstance(cover, str):
+                    covered.add(cover)
+                elif cover:
+                    covered.update(cover)
+        if reference <= 0:
+            continue
+        title_words = set(index.words[position])
+        if bonus:
+            covered.update(title_words & bonus)
+        title_coverage = len(covered & title_words) / len(title_words) if title_words else 0.0
+        score = reference / weight_sum + TITLE_COVERAGE_WEIGHT * title_coverage
+        item = items[position]
+        scored.append((score, position, 0.0, bool(time_range and in_range(item, time_range, tz))))
+    if not scored:
+        return []
+    # rapidfuzz for near-ties only: one C++ call over the scored titles.
     query = " ".join(words)
-    scores = process.cdist([query], list(map(" ".join, distinct)), scorer=fuzz.WRatio, dtype="float32")[0].tolist()
-    # round() is exact but slow (it goes through the decimal digits); scores
-    # repeat a lot, so each distinct value is rounded once.
-    rounded = {value: round(value, 2) for value in set(scores)}
-    score_of = dict(zip(distinct, map(rounded.__getitem__, scores)))
-    scored = list(map(ScoredCandidate, map(items.__getitem__, hits), map(score_of.__getitem__, hit_words)))
-    # Best score first, ties in _order_key order: two stable sorts with C-level
-    # keys give the same order as one sort on (-score, *_order_key), faster.
-    scored.sort(key=_CANDIDATE_ORDER)
-    scored.sort(key=_SCORE, reverse=True)
-    return scored
+    ratios = process.cdist([query], [" ".join(index.words[p]) for _, p, _, _ in scored],
+                           scorer=fuzz.token_set_ratio, dtype=np.float32)[0].tolist()
+    top = max(score for score, _, _, _ in scored)
+    candidates = []
+    keys = []
+    for (score, position, _, in_range), ratio in zip(scored, ratios):
+        item = items[position]
+        candidate = ScoredCandidate(item=item, score=round(score, 4), in_range=in_range)
+        first = 0 if (in_range and score >= TIME_PLAUSIBLE * top) else 1
+        keys.append((first, -round(score / NEAR_TIE), -round(ratio), _soonest(item)) + _order_key(item))
+        candidates.append(candidate)
+    order = sorted(range(len(candidates)), key=keys.__getitem__)
+    return [candidates[i] for i in order]
 
 
-def build_pool(text: str, items: Sequence[Item], *, limit: int) -> Pool:
-    scored = score_candidates(text, items)
+def itemsin_range(items: Sequence[Item], time_range: TimeRange, *, tz: tzinfo = timezone.utc) -> list[ScoredCandidate]:
+    """A reference that is only a time ("tomorrow at 3pm"): the items in that range, soonest first."""
+    found = [ScoredCandidate(item=item, score=0.0, in_range=True) for item in items if in_range(item, time_range, tz)]
+    found.sort(key=lambda c: (_soonest_in(c.item, time_range, tz),) + _order_key(c.item))
+    return found
+
+
+def build_pool(
+    text: str,
+    items: Sequence[Item],
+    *,
+    limit: int,
+    language: str = DEFAULT_LANGUAGE,
+    time_range: TimeRange | None = None,
+    tz: tzinfo = timezone.utc,
+    bonus_words: Sequence[str] = (),
+) -> Pool:
+    if time_range is not None and not significant_words(text, language=language):
+        scored = itemsin_range(items, time_range, tz=tz)
+    else:
+        scored = score_candidates(text, items, language=language, time_range=time_range, tz=tz,
+                                  bonus_words=bonus_words)
     return Pool(candidates=tuple(scored[:limit]), matched=len(scored))
+
+
+# -- time ----------------------------------------------------------------------
+
+_FAR = datetime.max.replace(tzinfo=timezone.utc)
+
+
+def _aware(value: str, tz: tzinfo) -> tuple[datetime, datetime] | None:
+    """An ISO date or date-time as the stretch it names: a day, or an instant."""
+    try:
+        if "T" not in value and len(value) <= 10:
+            day = datetime.fromisoformat(value).date()
+            start = datetime.combine(day, time.min, tzinfo=tz)
+            return start, start + timedelta(days=1)
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=tz)  # floating: the request's zone
+    return moment, moment
+
+
+def _occurrences(item: Item, tz: tzinfo) -> tuple[Occurrence, ...]:
+    if item.occurrences:
+        return item.occurrences
+    if item.kind is Kind.EVENT and item.start:
+        stretch = _aware(item.start, tz)
+        if stretch is not None:
+            return (Occurrence(start=stretch[0], end=stretch[1], recurrence_id=None),)
+    return ()
+
+
+def in_range(item: Item, time_range: TimeRange, tz: tzinfo) -> bool:
+    """A task due, or an event occurring, within the range."""
+    if item.kind is Kind.TASK:
+        stretch = _aware(item.due, tz) if item.due else None
+        return stretch is not None and time_range.overlaps(*stretch)
+    return any(time_range.overlaps(o.start, o.end) for o in _occurrences(item, tz))
+
+
+def occurrence_for(item: Item, time_range: TimeRange | None, *, tz: tzinfo = timezone.utc) -> Occurrence | None:
+    """The occurrence a reference names (inside its range), else the next live one."""
+    occurrences = _occurrences(item, tz)
+    if not occurrences:
+        return None
+    if time_range is not None:
+        for occurrence in occurrences:
+            if time_range.overlaps(occurrence.start, occurrence.end):
+                return occurrence
+    return occurrences[0]
+
+
+def occurrences_in(item: Item, time_range: TimeRange, *, tz: tzinfo = timezone.utc) -> list[Occurrence]:
+    return [o for o in _occurrences(item, tz) if time_range.overlaps(o.start, o.end)]
+
+
+def _soonest(item: Item) -> float:
+    """Open tasks due soonest and events occurring soonest first; undated last."""
+    if item.occurrences:
+        return item.occurrences[0].start.timestamp()
+    when = item.when
+    if not when:
+        return math.inf
+    stretch = _aware(when, timezone.utc)
+    return stretch[0].timestamp() if stretch else math.inf
+
+
+def _soonest_in(item: Item, time_range: TimeRange, tz: tzinfo) -> float:
+    if item.kind is Kind.TASK:
+        return _soonest(item)
+    inside = occurrences_in(item, time_range, tz=tz)
+    return inside[0].start.timestamp() if inside else math.inf

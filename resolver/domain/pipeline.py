@@ -9,10 +9,12 @@ candidate.
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
-from datetime import datetime
 from collections import Counter
+from datetime import datetime, timezone, tzinfo
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Protocol
@@ -20,8 +22,10 @@ from typing import Any, Protocol
 from resolver.calendars.base import CalendarSource, FetchResult
 from resolver.domain import judgment as jdg
 from resolver.domain.errors import InvalidRequest
-from resolver.domain.items import Item, Kind, Method, Occurrence
-from resolver.domain.matching import Pool, build_pool, exact_matches
+from resolver.domain.items import Item, Kind, Method, Occurrence, normalise
+from resolver.domain.matching import Pool, build_pool, exact_matches, in_range, occurrence_for, occurrences_in
+from resolver.domain.timeexpr import TimeRange, find_time_expression
+from resolver.domain.wordforms import DEFAULT_LANGUAGE
 
 MAX_TEXT_LENGTH = 500
 MAX_COLLECTION_IDS = 50
@@ -136,6 +140,17 @@ def parse_request(*, text: Any, kind: Any, collection_ids: Any = None) -> Resolv
     return ResolveRequest(text=text, kind=parsed_kind, collection_ids=tuple(collection_ids))
 
 
+def time_zone_of(name: str | None) -> tzinfo:
+    """The zone a request names (None: UTC); raises InvalidRequest for an unknown one."""
+    if not name:
+        return timezone.utc
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise InvalidRequest("`time_zone` must be an IANA time zone name, such as Europe/Berlin.",
+                             details={"field": "time_zone"}) from None
+
+
 def resolve(
     *,
     request: ResolveRequest,
@@ -145,8 +160,10 @@ def resolve(
     request_id: str,
     max_candidates: int = jdg.MAX_CANDIDATES,
     now: datetime | None = None,
+    language: str = DEFAULT_LANGUAGE,
 ) -> Outcome:
     max_candidates = min(max_candidates, jdg.MAX_CANDIDATES)
+    tz = time_zone_of(request.time_zone)
     started = time.perf_counter()
     fetched = calendar.fetch(kind=request.kind, collection_ids=request.collection_ids or None,
                              time_zone=request.time_zone)
@@ -159,12 +176,14 @@ def resolve(
         read_at=fetched.read_at,
     )
     warnings = _skipped_warning(fetched)
+    now = now or fetched.read_at or datetime.now(timezone.utc)
 
     matching_started = time.perf_counter()
     exact = exact_matches(request.text, fetched.items)
     if len(exact) == 1:
         timings["matching_ms"] = _ms(time.perf_counter() - matching_started)
         return Outcome(status=Status.OK, method=Method.DETERMINISTIC, item=exact[0],
+                       occurrences=_occurrences(exact[:1], None, tz),
                        warnings=warnings, timings=timings, **base)
     if exact:
         timings["matching_ms"] = _ms(time.perf_counter() - matching_started)
@@ -177,14 +196,30 @@ def resolve(
                        "if yours is missing.")
         return Outcome(
             status=Status.NEEDS_CLARIFICATION, method=Method.DETERMINISTIC, candidates=listed,
-            reason="duplicate_titles", prompt=prompt, warnings=warnings + _narrowed(matched=len(exact), kept=len(listed)),
-            timings=timings, **base,
+            reason="duplicate_titles", prompt=prompt,
+            warnings=warnings + _narrowed(matched=len(exact), kept=len(listed)),
+            occurrences=_occurrences(listed, None, tz), timings=timings, **base,
         )
 
-    pool = build_pool(request.text, fetched.items, limit=max_candidates)
+    # "Yoga class tomorrow": the time becomes a range, the rest must match a title.
+    expression = find_time_expression(request.text, now=now, tz=tz)
+    text = expression.rest if expression else request.text
+    time_range = expression.range if expression else None
+    if expression is not None and expression.rest:
+        dated = _title_and_time(expression.rest, fetched.items, expression.range, tz)
+        if dated is not None:
+            item, occurrence = dated
+            timings["matching_ms"] = _ms(time.perf_counter() - matching_started)
+            return Outcome(status=Status.OK, method=Method.DETERMINISTIC, item=item,
+                           occurrences={item.item_id: occurrence} if occurrence else {},
+                           warnings=warnings, timings=timings, **base)
+
+    pool = build_pool(text, fetched.items, limit=max_candidates, language=language, time_range=time_range,
+                      tz=tz, bonus_words=expression.expression.split() if expression else ())
     timings["matching_ms"] = _ms(time.perf_counter() - matching_started)
     warnings += _narrowed_warning(pool)
     candidates = tuple(c.item for c in pool.candidates)
+    occurrences = _occurrences(candidates, time_range, tz)
     if not candidates:
         return Outcome(
             status=Status.NEEDS_CLARIFICATION, method=None, reason="no_candidates",
@@ -194,7 +229,7 @@ def resolve(
 
     question = jdg.build_question(
         reference=request.text, kind=request.kind,
-        candidates=[jdg.facts_from_item(item) for item in candidates],
+        candidates=[_facts(item, occurrences.get(item.item_id)) for item in candidates],
     )
     numbering = {number: item.item_id for number, item in enumerate(candidates, start=1)}
     judging_started = time.perf_counter()
@@ -210,7 +245,7 @@ def resolve(
         return Outcome(
             status=Status.NEEDS_CLARIFICATION, method=None, candidates=candidates, reason="ambiguous",
             prompt=_prompt(pool, top_is_no_match=False), warnings=warnings, question=question,
-            judgment=judgment, numbering=numbering, timings=timings, **base,
+            judgment=judgment, numbering=numbering, occurrences=occurrences, timings=timings, **base,
         )
 
     rule = policy.find(question=jdg.QUESTION_ID, model=judgment.model, fingerprint=question.fingerprint)
@@ -218,7 +253,7 @@ def resolve(
     by_number = judgment.number_probabilities()
     probabilities = {numbering[n]: p for n, p in by_number.items() if n in numbering}
     shared = dict(question=question, judgment=judgment, decision=decision, numbering=numbering,
-                  probabilities=probabilities, timings=timings, warnings=warnings)
+                  probabilities=probabilities, timings=timings, warnings=warnings, occurrences=occurrences)
     if decision.resolved_number is not None:
         item = candidates[decision.resolved_number - 1]
         return Outcome(status=Status.OK, method=Method.SEMANTIC, item=item, **shared, **base)
@@ -238,6 +273,39 @@ def resolve(
         suggested_probability=probabilities.get(suggested) if suggested else None,
         prompt=_prompt(pool, top_is_no_match=top_is_no_match), **shared, **base,
     )
+
+
+def _title_and_time(rest: str, items: tuple[Item, ...], time_range: TimeRange,
+                    tz: tzinfo) -> tuple[Item, Occurrence | None] | None:
+    """The title-plus-time rule: exactly one live item has the rest as its title,
+    and exactly one occurrence (an event) or its due date (a task) in the range."""
+    titled = exact_matches(rest, items)
+    if len(titled) != 1 or titled[0].title_key != normalise(rest):
+        return None  # an ID or UID plus a date is no title
+    item = titled[0]
+    if item.kind is Kind.TASK:
+        return (item, None) if in_range(item, time_range, tz) else None
+    inside = occurrences_in(item, time_range, tz=tz)
+    return (item, inside[0]) if len(inside) == 1 else None
+
+
+def _occurrences(items: tuple[Item, ...] | list[Item], time_range: TimeRange | None,
+                 tz: tzinfo) -> dict[str, Occurrence]:
+    found = {}
+    for item in items:
+        if item.kind is Kind.EVENT:
+            occurrence = occurrence_for(item, time_range, tz=tz)
+            if occurrence is not None:
+                found[item.item_id] = occurrence
+    return found
+
+
+def _facts(item: Item, occurrence: Occurrence | None) -> jdg.CandidateFacts:
+    facts = jdg.facts_from_item(item)
+    # The judge sees the occurrence the reference names, not only the next one.
+    if occurrence is not None:
+        facts = dataclasses.replace(facts, start=occurrence.start.isoformat())
+    return facts
 
 
 def _prompt(pool: Pool, *, top_is_no_match: bool) -> str:
