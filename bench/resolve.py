@@ -63,6 +63,7 @@ from bench.harness import (  # noqa: E402
 
 TARGET_RATIO = 1.3
 TARGET_SCORING_MS = 15.0
+TARGET_SCORING_5000_MS = 5.0
 SCORING_TITLES = 20_000
 
 REFERENCES = {
@@ -276,38 +277,57 @@ def scoring_titles(distinct: bool) -> list[str]:
     return titles
 
 
-def bench_scoring(repeat: int) -> dict[str, Any]:
-    """score_candidates over 20,000 titles; interleaved with the original implementation (before/after)."""
-    from resolver.domain.items import Kind, make_item
-    from resolver.domain.matching import score_candidates
-    from tests.support.reference_matching import score_candidates as original
+def _shared_word_baseline(text: str, items: tuple) -> list:
+    """The simple ranking rule a user would otherwise write: shared words, most first."""
+    from resolver.domain.matching import significant_words
 
-    result: dict[str, Any] = {"titles": SCORING_TITLES}
-    worst = 0.0
+    words = set(significant_words(text))
+    scored = [(len(words.intersection(item.title_words)), item) for item in items]
+    scored = [pair for pair in scored if pair[0]]
+    scored.sort(key=lambda pair: (-pair[0], pair[1].title_key))
+    return scored
+
+
+def bench_scoring(repeat: int, sizes: tuple[int, ...] = (5_000, SCORING_TITLES)) -> dict[str, Any]:
+    """score_candidates at 5,000 and 20,000 titles: cold (index built in the call),
+    warm (the same item tuple as the previous request), and the shared-word
+    baseline over the same titles, interleaved."""
+    from resolver.domain.items import Kind, make_item
+    from resolver.domain.matching import build_pool
+
+    def score_candidates(text, items):  # what a request runs: the best 19, and the count
+        return build_pool(text, items, limit=19).candidates
+
+    result: dict[str, Any] = {"titles": list(sizes)}
+    worst: dict[str, float] = {}
     for label, distinct in (("corpus titles", False), ("distinct titles", True)):
-        items = tuple(make_item(collection_path="/bench/work/", uid=f"score-{i}", title=title,
-                                etag=f'"{i}"', kind=Kind.TASK)
-                      for i, title in enumerate(scoring_titles(distinct)))
-        figures: dict[str, Any] = {}
-        for text in SCORING_REFERENCES:
-            for _ in range(3):
-                score_candidates(text, items)
-            runs, cpu_runs, before_runs = [], [], []
-            for _ in range(repeat):
-                gc.collect()
-                cpu_before = time.process_time()
-                ms, scored = timed(lambda: score_candidates(text, items))
-                cpu_runs.append((time.process_time() - cpu_before) * 1000)
-                runs.append(ms)
-                before_runs.append(timed(lambda: original(text, items))[0])
-            before = statistics.median(before_runs)
-            figures[text] = {**summary(runs), "cpu_ms_median": round(statistics.median(cpu_runs), 3),
-                             "matched": len(scored), "original_median_ms": round(before, 3),
-                             "speedup": round(before / statistics.median(runs), 2)}
-            worst = max(worst, figures[text]["median_ms"])
-        result[label] = {"distinct_titles": len({item.title_words for item in items}),
-                         "vocabulary": len({w for item in items for w in item.title_words}),
-                         "references": figures}
+        every = scoring_titles(distinct)
+        for size in sizes:
+            items = tuple(make_item(collection_path="/bench/work/", uid=f"score-{i}", title=title,
+                                    etag=f'"{i}"', kind=Kind.TASK)
+                          for i, title in enumerate(every[:size]))
+            figures: dict[str, Any] = {}
+            for text in SCORING_REFERENCES:
+                for _ in range(3):
+                    score_candidates(text, items)
+                cold, warm, baseline = [], [], []
+                for _ in range(repeat):
+                    gc.collect()
+                    fresh = tuple(items)  # a new tuple: the index is rebuilt, as on a changed collection
+                    ms, scored = timed(lambda: score_candidates(text, fresh))
+                    cold.append(ms)
+                    warm.append(timed(lambda: score_candidates(text, items))[0])
+                    baseline.append(timed(lambda: _shared_word_baseline(text, items))[0])
+                figures[text] = {"cold_median_ms": round(statistics.median(cold), 3),
+                                 "warm_median_ms": round(statistics.median(warm), 3),
+                                 "shared_word_baseline_median_ms": round(statistics.median(baseline), 3),
+                                 "matched": build_pool(text, items, limit=19).matched}
+                for kind in ("cold", "warm"):
+                    key = f"{kind}@{size}"
+                    worst[key] = max(worst.get(key, 0.0), figures[text][f"{kind}_median_ms"])
+            result[f"{label} @ {size}"] = {"distinct_titles": len({item.title_words for item in items}),
+                                           "vocabulary": len({w for item in items for w in item.title_words}),
+                                           "references": figures}
     result["worst_median_ms"] = worst
     return result
 
@@ -395,7 +415,11 @@ def targets(report: dict[str, Any]) -> dict[str, Any]:
         "ratio_met": all(r <= TARGET_RATIO for r in big.values()) if big else None,
         "scoring_worst_median_ms": report["scoring"]["worst_median_ms"],
         "scoring_target_ms": TARGET_SCORING_MS,
-        "scoring_met": report["scoring"]["worst_median_ms"] < TARGET_SCORING_MS,
+        # Issue targets: <= 5 ms at 5,000 live items (cold: a changed collection),
+        # < 15 ms at 20,000 titles warm (the collection unchanged since the last request).
+        "scoring_met": (report["scoring"]["worst_median_ms"].get("cold@5000", 0.0) <= TARGET_SCORING_5000_MS
+                        and report["scoring"]["worst_median_ms"].get(f"warm@{SCORING_TITLES}", 0.0)
+                        < TARGET_SCORING_MS),
         "exact_path_jev_calls": sorted(exact_jev_calls),
         "exact_path_met": exact_jev_calls == {0} if report["sizes"] else None,
     }
@@ -422,13 +446,14 @@ def render(report: dict[str, Any]) -> str:
         first = next(iter(report["sizes"].values()))["memory"]
         parts.append(render_table(["N", *first.keys()], mem_rows))
     scoring = report["scoring"]
-    for label in ("corpus titles", "distinct titles"):
-        block = scoring[label]
+    for label, block in scoring.items():
+        if not isinstance(block, dict) or "references" not in block:
+            continue
         parts.append(render_table(
-            [f"scoring, 20,000 {label} ({block['distinct_titles']} distinct, vocabulary {block['vocabulary']})",
-             "median ms", "min ms", "CPU ms", "matched", "original ms", "speed-up"],
-            [[text, f"{e['median_ms']:.2f}", f"{e['min_ms']:.2f}", f"{e['cpu_ms_median']:.2f}", e["matched"],
-              f"{e['original_median_ms']:.2f}", f"{e['speedup']:.1f}x"]
+            [f"scoring, {label} ({block['distinct_titles']} distinct, vocabulary {block['vocabulary']})",
+             "cold ms", "warm ms", "shared-word baseline ms", "matched"],
+            [[text, f"{e['cold_median_ms']:.2f}", f"{e['warm_median_ms']:.2f}",
+              f"{e['shared_word_baseline_median_ms']:.2f}", e["matched"]]
              for text, e in block["references"].items()]))
     parts.append("calibration: before " + json.dumps(report["calibration_before"])
                  + ", after " + json.dumps(report["calibration_after"]))

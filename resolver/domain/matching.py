@@ -111,11 +111,29 @@ class TitleIndex:
             self.words = [tuple(t for t in item.title_tokens if t not in stop) for item in items]
         self.vocabulary: list[str] = list(set(chain.from_iterable(self.words)))
         self.vocabulary_set = frozenset(self.vocabulary)
+        # Postings in C: every token's title positions, from one stable argsort
+        # of the flattened token IDs, so a request slices instead of scanning titles.
+        ids = dict(zip(self.vocabulary, range(len(self.vocabulary))))
+        self.token_id = ids
+        lengths = np.fromiter(map(len, self.words), dtype=np.int64, count=len(self.words))
+        flat = np.fromiter(map(ids.__getitem__, chain.from_iterable(self.words)), dtype=np.int64,
+                           count=int(lengths.sum()))
+        positions = np.repeat(np.arange(len(self.words), dtype=np.int64), lengths)
+        order = np.argsort(flat, kind="stable")
+        self._postings = positions[order]
+        self._bounds = np.searchsorted(flat[order], np.arange(len(self.vocabulary) + 1))
+        self.distinct = np.fromiter(map(len, map(set, self.words)), dtype=np.float64, count=len(self.words))
         self._lines: str | None = None
         self._by_stem: dict[str, list[str]] | None = None
         self._keys: tuple[str, list[int]] | None = None
         self._initials: tuple[str, list[int]] | None = None
         self._lock = threading.Lock()
+
+    def postings(self, token: str) -> np.ndarray:
+        n = self.token_id.get(token)
+        if n is None:
+            return self._postings[:0]
+        return self._postings[self._bounds[n]:self._bounds[n + 1]]
 
     @property
     def lines(self) -> str:
@@ -286,11 +304,6 @@ def _titles_with(token: str, index: TitleIndex) -> list[int]:
 
 # -- scoring -------------------------------------------------------------------
 
-def _idf(matching: int, total: int) -> float:
-    # BM25's IDF, never negative.
-    return math.log(1.0 + (total - matching + 0.5) / (matching + 0.5))
-
-
 def score_candidates(
     text: str,
     items: Sequence[Item],
@@ -305,94 +318,99 @@ def score_candidates(
     `bonus_words` (a recognised time expression's words, "friday") never make
     an item a candidate, but count as covered where a title has them.
     """
+    return _rank(text, items, language=language, time_range=time_range, tz=tz, bonus_words=bonus_words,
+                 limit=None)[0]
+
+
+def _rank(
+    text: str,
+    items: Sequence[Item],
+    *,
+    language: str,
+    time_range: TimeRange | None,
+    tz: tzinfo,
+    bonus_words: Sequence[str],
+    limit: int | None,
+) -> tuple[list[ScoredCandidate], int]:
+    """The best `limit` candidates (all when None) in order, and how many matched."""
     if not items:
-        return []
+        return [], 0
     forms = word_forms(language)
     all_tokens = list(tokens_of(normalise(text)))
-    words = [w for w in all_tokens if w not in forms.stopwords]
+    words = list(dict.fromkeys(w for w in all_tokens if w not in forms.stopwords))
     if not words:
-        return []
+        return [], 0
     index = title_index(items, language=language)
-    words = list(dict.fromkeys(words))
+    total = len(items)
     exact_in_vocabulary = [w in index.vocabulary_set for w in words]
     matches = _token_matches(words, index)
     special = _special_matches(words, all_tokens, exact_in_vocabulary, index)
-    matched = set(chain.from_iterable(matches))
-    # A title is a hit when one of its words was matched (C-level set tests),
-    # or a compound or initialism spans some of its words.
-    hits = list(compress(range(len(index.words)), map(not_, map(matched.isdisjoint, index.words))))
-    extra = set(chain.from_iterable(special)) - set(hits)
-    if extra:
-        hits = sorted(set(hits) | extra)
-    if not hits:
-        return []
 
-    # Per hit title and reference word: the best quality and the words it covered.
-    best: list[list[tuple[float, frozenset[str] | str | None]]] = []
-    for position in hits:
-        title_words = index.words[position]
-        row = []
-        for matches_n, special_n in zip(matches, special):
-            quality, cover = 0.0, None
-            for token in title_words:
-                found = matches_n.get(token)
-                if found is not None and found > quality:
-                    quality, cover = found, token
-            spanning = special_n.get(position)
-            if spanning is not None and spanning[0] > quality:
-                quality, cover = spanning
-            row.append((quality, cover))
-        best.append(row)
-
-    total = len(items)
-    weights = []
-    for n in range(len(words)):
-        strong = sum(1 for row in best if row[n][0] >= STRONG)
-        present = strong or sum(1 for row in best if row[n][0] > 0)
-        weights.append(_idf(present, total) if present else _idf(0, total))
-    weight_sum = sum(weights)
-    bonus = frozenset(w for w in (normalise(b) for b in bonus_words) if w)
-
-    scored: list[tuple[float, int, float, bool]] = []
-    for position, row in zip(hits, best):
-        covered: set[str] = set()
-        reference = 0.0
-        for weight, (quality, cover) in zip(weights, row):
-            if quality:
-                reference += weight * quality
-                if isinstance(cover, str):
-                    covered.add(cover)
-                elif cover:
-                    covered.update(cover)
-        if reference <= 0:
-            continue
-        title_words = set(index.words[position])
-        if bonus:
-            covered.update(title_words & bonus)
-        title_coverage = len(covered & title_words) / len(title_words) if title_words else 0.0
-        score = reference / weight_sum + TITLE_COVERAGE_WEIGHT * title_coverage
-        item = items[position]
-        scored.append((score, position, 0.0, bool(time_range and in_range(item, time_range, tz))))
-    if not scored:
-        return []
-    # rapidfuzz for near-ties only: one C++ call over the scored titles.
+    # Per reference word, each title's best match quality, as a vector over titles.
+    qualities = np.zeros((len(words), total), dtype=np.float64)
+    covered = np.zeros(total, dtype=np.float64)
+    for n, (matches_n, special_n) in enumerate(zip(matches, special)):
+        row = qualities[n]
+        for token, quality in matches_n.items():
+            at = index.postings(token)
+            row[at] = np.maximum(row[at], quality)
+        for position, (quality, _cover) in special_n.items():
+            row[position] = max(row[position], quality)
+    # Title coverage: how many of a title's distinct words some reference word matched.
+    cover_tokens = set(chain.from_iterable(matches)) | {w for w in (normalise(b) for b in bonus_words) if w}
+    for token in cover_tokens:
+        covered[index.postings(token)] += 1.0
+    for special_n in special:
+        for position, (_quality, cover) in special_n.items():
+            covered[position] += len(cover)
+    # BM25's IDF of each reference word over the titles it matches (strongly, if any do).
+    strong = (qualities >= STRONG).sum(axis=1)
+    present = (qualities > 0).sum(axis=1)
+    counts = np.where(strong > 0, strong, present)
+    weights = np.log1p((total - counts + 0.5) / (counts + 0.5))
+    reference = weights @ qualities
+    hits = np.flatnonzero(reference > 0)
+    if hits.size == 0:
+        return [], 0
+    distinct = index.distinct[hits]
+    coverage = np.minimum(covered[hits], distinct) / np.maximum(distinct, 1.0)
+    scores = reference[hits] / weights.sum() + TITLE_COVERAGE_WEIGHT * coverage
+    if time_range is not None:
+        top = float(scores.max())
+        in_range_flags = np.fromiter((in_range(items[p], time_range, tz) for p in hits.tolist()),
+                                     dtype=bool, count=hits.size)
+        first = np.where(in_range_flags & (scores >= TIME_PLAUSIBLE * top), 0, 1)
+    else:
+        in_range_flags = np.zeros(hits.size, dtype=bool)
+        first = np.ones(hits.size, dtype=np.int64)
+    buckets = -np.round(scores / NEAR_TIE)
+    # Coarse order in C: time first, then the score's near-tie bucket.
+    coarse = np.lexsort((buckets, first))
+    if limit is not None and coarse.size > limit:
+        # Keep every row tied with the last kept one: the fine order decides among them.
+        edge = (first[coarse[limit - 1]], buckets[coarse[limit - 1]])
+        cut = limit
+        while cut < coarse.size and (first[coarse[cut]], buckets[coarse[cut]]) == edge:
+            cut += 1
+        coarse = coarse[:cut]
+    chosen = coarse.tolist()
+    positions = hits[coarse].tolist()
+    # rapidfuzz for near-ties only: one C++ call over the titles still in play.
     query = " ".join(words)
-    ratios = process.cdist([query], [" ".join(index.words[p]) for _, p, _, _ in scored],
+    ratios = process.cdist([query], [" ".join(index.words[p]) for p in positions],
                            scorer=fuzz.token_set_ratio, dtype=np.float32)[0].tolist()
-    top = max(score for score, _, _, _ in scored)
-    candidates = []
-    keys = []
-    for (score, position, _, in_range), ratio in zip(scored, ratios):
+    keyed = []
+    for row, position, ratio in zip(chosen, positions, ratios):
         item = items[position]
-        candidate = ScoredCandidate(item=item, score=round(score, 4), in_range=in_range)
-        first = 0 if (in_range and score >= TIME_PLAUSIBLE * top) else 1
-        keys.append((first, -round(score / NEAR_TIE), -round(ratio), _soonest(item)) + _order_key(item))
-        candidates.append(candidate)
-    order = sorted(range(len(candidates)), key=keys.__getitem__)
-    return [candidates[i] for i in order]
+        key = (int(first[row]), float(buckets[row]), -round(ratio), _soonest(item)) + _order_key(item)
+        keyed.append((key, ScoredCandidate(item=item, score=round(float(scores[row]), 4),
+                                           in_range=bool(in_range_flags[row]))))
+    keyed.sort(key=lambda pair: pair[0])
+    ranked = [candidate for _, candidate in keyed]
+    return (ranked[:limit] if limit is not None else ranked), int(hits.size)
 
 
-def itemsin_range(items: Sequence[Item], time_range: TimeRange, *, tz: tzinfo = timezone.utc) -> list[ScoredCandidate]:
+def items_in_range(items: Sequence[Item], time_range: TimeRange, *, tz: tzinfo = timezone.utc) -> list[ScoredCandidate]:
     """A reference that is only a time ("tomorrow at 3pm"): the items in that range, soonest first."""
     found = [ScoredCandidate(item=item, score=0.0, in_range=True) for item in items if in_range(item, time_range, tz)]
     found.sort(key=lambda c: (_soonest_in(c.item, time_range, tz),) + _order_key(c.item))
@@ -410,10 +428,11 @@ def build_pool(
     bonus_words: Sequence[str] = (),
 ) -> Pool:
     if time_range is not None and not significant_words(text, language=language):
-        scored = itemsin_range(items, time_range, tz=tz)
+        scored = items_in_range(items, time_range, tz=tz)
     else:
-        scored = score_candidates(text, items, language=language, time_range=time_range, tz=tz,
-                                  bonus_words=bonus_words)
+        ranked, matched = _rank(text, items, language=language, time_range=time_range, tz=tz,
+                                bonus_words=bonus_words, limit=limit)
+        return Pool(candidates=tuple(ranked), matched=matched)
     return Pool(candidates=tuple(scored[:limit]), matched=len(scored))
 
 
