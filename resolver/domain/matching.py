@@ -31,8 +31,8 @@ from bisect import bisect_right
 from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta, timezone, tzinfo
-from itertools import chain, compress
-from operator import attrgetter, not_
+from itertools import chain
+
 from typing import Sequence
 
 import numpy as np
@@ -57,7 +57,6 @@ NEAR_TIE = 0.02
 # range ranks first; a weak title match never wins on time alone.
 TIME_PLAUSIBLE = 0.5
 
-_ORDER = attrgetter("item.title_key", "item.collection_id", "item.item_id")
 
 
 @dataclass(frozen=True, slots=True)  # slots: thousands are built per request on big calendars

@@ -1,0 +1,79 @@
+"""Time expressions in references: each form, the precision cases, the rest of the text."""
+from __future__ import annotations
+
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from resolver.domain.timeexpr import find_time_expression
+
+BERLIN = ZoneInfo("Europe/Berlin")
+NOW = datetime(2027, 1, 11, 9, 0, tzinfo=BERLIN)  # a Monday
+
+
+def found(text: str):
+    return find_time_expression(text, now=NOW, tz=BERLIN)
+
+
+def span(text: str) -> tuple[str, str, str]:
+    expression = found(text)
+    assert expression is not None, text
+    return expression.range.start.isoformat(), expression.range.end.isoformat(), expression.rest
+
+
+@pytest.mark.parametrize("text, start, end, rest", [
+    ("yoga today", "2027-01-11T00:00:00+01:00", "2027-01-12T00:00:00+01:00", "yoga"),
+    ("dinner tonight", "2027-01-11T18:00:00+01:00", "2027-01-12T00:00:00+01:00", "dinner"),
+    ("yoga tomorrow", "2027-01-12T00:00:00+01:00", "2027-01-13T00:00:00+01:00", "yoga"),
+    ("standup yesterday", "2027-01-10T00:00:00+01:00", "2027-01-11T00:00:00+01:00", "standup"),
+    ("the day after tomorrow dentist", "2027-01-13T00:00:00+01:00", "2027-01-14T00:00:00+01:00", "dentist"),
+    ("Thursday's budget review", "2027-01-14T00:00:00+01:00", "2027-01-15T00:00:00+01:00", "budget review"),
+    ("demo on Friday", "2027-01-15T00:00:00+01:00", "2027-01-16T00:00:00+01:00", "demo"),
+    ("next Monday retro", "2027-01-18T00:00:00+01:00", "2027-01-19T00:00:00+01:00", "retro"),
+    ("Monday retro", "2027-01-11T00:00:00+01:00", "2027-01-12T00:00:00+01:00", "retro"),
+    ("last Friday notes", "2027-01-08T00:00:00+01:00", "2027-01-09T00:00:00+01:00", "notes"),
+    ("planning this week", "2027-01-11T00:00:00+01:00", "2027-01-18T00:00:00+01:00", "planning"),
+    ("planning next week", "2027-01-18T00:00:00+01:00", "2027-01-25T00:00:00+01:00", "planning"),
+    ("rent this month", "2027-01-01T00:00:00+01:00", "2027-02-01T00:00:00+01:00", "rent"),
+    ("rent next month", "2027-02-01T00:00:00+01:00", "2027-03-01T00:00:00+01:00", "rent"),
+    ("review in 3 days", "2027-01-14T00:00:00+01:00", "2027-01-15T00:00:00+01:00", "review"),
+    ("review in two weeks", "2027-01-25T00:00:00+01:00", "2027-01-26T00:00:00+01:00", "review"),
+    ("dentist 2027-01-12", "2027-01-12T00:00:00+01:00", "2027-01-13T00:00:00+01:00", "dentist"),
+    ("the vet appointment on March 3", "2027-03-03T00:00:00+01:00", "2027-03-04T00:00:00+01:00",
+     "the vet appointment"),
+    ("dentist January 12", "2027-01-12T00:00:00+01:00", "2027-01-13T00:00:00+01:00", "dentist"),
+    ("dentist 12 January", "2027-01-12T00:00:00+01:00", "2027-01-13T00:00:00+01:00", "dentist"),
+    ("dentist Jan 12th", "2027-01-12T00:00:00+01:00", "2027-01-13T00:00:00+01:00", "dentist"),
+    ("dentist Jan 5", "2028-01-05T00:00:00+01:00", "2028-01-06T00:00:00+01:00", "dentist"),  # passed: next year
+    ("call with Omar at 4pm", "2027-01-11T16:00:00+01:00", "2027-01-11T16:30:00+01:00", "call with Omar"),
+    ("sync 10:30am", "2027-01-11T10:30:00+01:00", "2027-01-11T11:00:00+01:00", "sync"),
+    ("sync at 15:00", "2027-01-11T15:00:00+01:00", "2027-01-11T15:30:00+01:00", "sync"),
+    ("call at 8am", "2027-01-12T08:00:00+01:00", "2027-01-12T08:30:00+01:00", "call"),  # passed today: tomorrow
+    ("lunch at noon", "2027-01-11T12:00:00+01:00", "2027-01-11T12:30:00+01:00", "lunch"),
+    ("tomorrow at 3pm", "2027-01-12T15:00:00+01:00", "2027-01-12T15:30:00+01:00", ""),
+    ("drinks friday evening", "2027-01-15T18:00:00+01:00", "2027-01-16T00:00:00+01:00", "drinks"),
+    ("the invoice due tomorrow", "2027-01-12T00:00:00+01:00", "2027-01-13T00:00:00+01:00", "the invoice"),
+    ("gym on Sat", "2027-01-16T00:00:00+01:00", "2027-01-17T00:00:00+01:00", "gym"),
+])
+def test_time__recognised(text, start, end, rest):
+    assert span(text) == (start, end, rest)
+
+
+@pytest.mark.parametrize("text", [
+    "1:1 with Omar", "lunch with May", "May", "buy 2 bottles", "Q3 report", "10k run", "Sat exam prep",
+    "march for climate", "Review 1:1 notes", "order 3 boxes", "2 pm2 particles", "sun cream", "wed dress fitting",
+])
+def test_time__precision_cases_are_not_dates(text):
+    assert found(text) is None
+
+
+def test_time__impossible_dates_are_not_dates():
+    assert found("dentist February 30") is None
+    assert found("dentist 2027-13-01") is None
+
+
+def test_time__the_zone_decides_what_today_is():
+    late = datetime(2027, 1, 11, 23, 30, tzinfo=ZoneInfo("UTC"))
+    tokyo = find_time_expression("yoga today", now=late, tz=ZoneInfo("Asia/Tokyo"))
+    assert tokyo.range.start.isoformat() == "2027-01-12T00:00:00+09:00"
