@@ -19,7 +19,8 @@ DEFAULTS: dict[str, Any] = {
     "CALDAV_TIMEOUT": 10.0,
     "EVENT_HORIZON_DAYS": 90,
     "EVENT_TIME_RANGE_FILTER": True,
-    # Matching
+    # Matching: the Snowball language of stems and stopwords (resolver/data/stopwords/)
+    "LANGUAGE": "english",
     "MAX_CANDIDATES": 19,
     "MAX_TEXT_LENGTH": 500,
     "MAX_COLLECTION_IDS": 50,

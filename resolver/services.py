@@ -63,6 +63,7 @@ def resolve_reference(
         policy=policy or policy_from_settings(),
         request_id=request_id or new_request_id(),
         max_candidates=int(resolver_settings.MAX_CANDIDATES),
+        language=str(resolver_settings.LANGUAGE),
     )
     _record_provenance(outcome)
     log_outcome(outcome, door=door)

@@ -279,9 +279,10 @@ def _title_and_time(rest: str, items: tuple[Item, ...], time_range: TimeRange,
                     tz: tzinfo) -> tuple[Item, Occurrence | None] | None:
     """The title-plus-time rule: exactly one live item has the rest as its title,
     and exactly one occurrence (an event) or its due date (a task) in the range."""
-    titled = exact_matches(rest, items)
-    if len(titled) != 1 or titled[0].title_key != normalise(rest):
-        return None  # an ID or UID plus a date is no title
+    key = normalise(rest)
+    titled = [item for item in items if item.title_key == key] if key else []
+    if len(titled) != 1:
+        return None  # an ID or UID plus a date is no title; two equal titles are a clarification
     item = titled[0]
     if item.kind is Kind.TASK:
         return (item, None) if in_range(item, time_range, tz) else None

@@ -7,7 +7,8 @@ the judge disabled and no approved thresholds:
   CollectionNotFound for an unknown collection);
 - a clarification never lists more than 19 candidates;
 - `method: deterministic` resolves only when exactly one live item in scope
-  matches exactly (checked here by an independent oracle);
+  matches exactly, or when the reference is one live item's title plus a day
+  on which that item is due or occurs (both checked here by an independent oracle);
 - the same input and calendar always give the same envelope, whatever the
   order the calendar lists its items in;
 - every envelope validates against the OpenAPI schema.
@@ -15,7 +16,9 @@ the judge disabled and no approved thresholds:
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
+from datetime import datetime, timezone
 from typing import Any
 
 import jsonschema
@@ -87,6 +90,21 @@ def calendars(draw: st.DrawFn) -> list[Item]:
     ]
 
 
+# The fixed clock of these tests, and day phrases whose day the oracle knows:
+# the calendars above date their items on 2026-03-14.
+NOW = datetime(2026, 3, 13, 12, 0, tzinfo=timezone.utc)
+DAY_PHRASES = {" tomorrow": "2026-03-14", " on 2026-03-14": "2026-03-14", " today": "2026-03-13"}
+# Titles that stay a title when a day phrase follows them (no filler word or
+# punctuation at the end for the time reading to take along).
+_PLAIN_TITLE = re.compile(r"[A-Za-z][A-Za-z ]*[A-Za-z]")
+_FILLER_END = re.compile(r"\b(?:due|by|for|from|until|on|at)$", re.IGNORECASE)
+
+
+def _dated(item: Item, phrase: str) -> str:
+    plain = _PLAIN_TITLE.fullmatch(item.title) and not _FILLER_END.search(item.title)
+    return (item.title if plain else "Weekly sync") + phrase
+
+
 @st.composite
 def references(draw: st.DrawFn, items: list[Item]) -> str:
     """Arbitrary text, or text made from the calendar itself (a title, a UID, an item ID, a variant)."""
@@ -100,6 +118,7 @@ def references(draw: st.DrawFn, items: list[Item]) -> str:
             item.map(lambda i: unicodedata.normalize("NFKD", i.title)),
             item.map(lambda i: i.uid),
             item.map(lambda i: i.item_id),
+            st.tuples(item, st.sampled_from(sorted(DAY_PHRASES))).map(lambda pair: _dated(*pair)),
         ]
     return draw(st.one_of(*options))
 
@@ -113,6 +132,18 @@ def _normalise(text: str) -> str:
 def exact_oracle(text: str, items: list[Item]) -> set[str]:
     key = _normalise(text)
     return {i.item_id for i in items if i.item_id == text or i.uid == text or (key and _normalise(i.title) == key)}
+
+
+def title_and_day_oracle(text: str, items: list[Item]) -> set[str]:
+    """The one live item whose title is the text before a known day phrase, due or starting that day."""
+    for phrase, day in DAY_PHRASES.items():
+        if not text.endswith(phrase):
+            continue
+        key = _normalise(text[: -len(phrase)])
+        titled = [i for i in items if key and _normalise(i.title) == key]
+        if len(titled) == 1 and (titled[0].due or titled[0].start or "").startswith(day):
+            return {titled[0].item_id}
+    return set()
 
 
 def text_is_valid(text: str) -> bool:
@@ -129,6 +160,7 @@ def run(text: str, kind: Kind, items: list[Item], collection_ids: list[str] | No
         policy=NoThresholds(),
         request_id="req_property",
         max_candidates=max_candidates,
+        now=NOW,
     )
 
 
@@ -178,12 +210,15 @@ def test_pipeline__properties_hold_for_any_reference_and_calendar(data, items, k
     assert len(set(candidate_ids)) == len(candidate_ids)
     assert set(candidate_ids) <= {i.item_id for i in live}
 
-    # Deterministic resolution exactly when one live item matches exactly.
+    # Deterministic resolution exactly when one live item matches exactly,
+    # or (failing that) by its title plus the day it is due or occurs.
+    dated = title_and_day_oracle(text, live) if not exact else set()
     if outcome.status is Status.OK:
         assert outcome.method is Method.DETERMINISTIC  # the judge is off
-        assert exact == {outcome.item.item_id}
+        assert (exact or dated) == {outcome.item.item_id}
     else:
         assert len(exact) != 1
+        assert not dated
         if len(exact) > 1:
             assert outcome.method is Method.DETERMINISTIC
             assert set(candidate_ids) <= exact
