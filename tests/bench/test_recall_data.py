@@ -169,3 +169,20 @@ def test_references__partial_and_reordered_words_fit_only_their_target(reference
         words = _words(ref["text"])
         holders = [i["uid"] for i in items if i["kind"] == ref["kind"] and words <= _words(i["title"])]
         assert holders == ref["expected"], ref["id"]
+
+
+def test_items__ics_expands_to_the_loaders_occurrences(items, meta):
+    """The two forms agree: recurring-ical-events over the .ics gives the loader's occurrence starts."""
+    import icalendar
+    import recurring_ical_events
+
+    horizon_end = meta.now + timedelta(days=meta.horizon_days)
+    from_ics: dict[str, list[datetime]] = {}
+    for text in retrieval.ics_calendars(items, meta).values():
+        calendar = icalendar.Calendar.from_ical(text)
+        for component in recurring_ical_events.of(calendar).between(meta.now, horizon_end):
+            if component.name == "VEVENT":
+                from_ics.setdefault(str(component["UID"]), []).append(component.decoded("DTSTART"))
+    for item in (i for i in items if i["kind"] == "event"):
+        loader = [s for s, _e, _r in retrieval.occurrences(item, meta, limit=MAX_OCCURRENCES_PER_ITEM)]
+        assert sorted(from_ics.get(item["uid"], [])) == loader, item["uid"]

@@ -473,6 +473,12 @@ def hand_events() -> None:
           refs=[(X, "perf calibration"), (T, "performance calbration")])
     event("work", "Team lunch at the Thai place", "e-team-lunch-thai", "2027-01-29 12:00",
           refs=[(P, "Thai team lunch")])
+    # Daily series.
+    event("personal", "Walk the dog", "e-dog-walk", "2026-08-01 07:15", minutes=30, rrule="FREQ=DAILY",
+          refs=[(TX, "dog walk tomorrow", "2027-01-12 07:15"), (TX, "walk the dog on Sunday", "2027-01-17 07:15"),
+                (W, "walking the dog")])
+    event("personal", "Evening meditation", "e-meditation", "2026-10-01 21:00", minutes=20, rrule="FREQ=DAILY",
+          refs=[(TX, "meditation tonight", "2027-01-11 21:00"), (X, "meditat evening")])
 
 
 def duplicates() -> None:
