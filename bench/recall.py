@@ -1,0 +1,353 @@
+"""Retrieval quality on the labelled set: the project's pipeline against simple baselines.
+
+    .venv/bin/python bench/recall.py                       # memory calendar, tune and heldout tables
+    .venv/bin/python bench/recall.py --split tune --show-misses
+    .venv/bin/python bench/recall.py --live --json bench/out/recall.json
+
+Every reference in bench/data/retrieval/references.jsonl is resolved through
+`resolver.domain.pipeline.resolve` with the set's fixed clock and time zone,
+the judge off (DisabledJudge) and no approved threshold (NoThresholds): the
+order a person sees when the judge is off. The project's rank list is the
+resolved item alone (status ok) or the clarification's candidates in order.
+`--live` adds one more pass through a real Radicale on loopback, seeded from
+the same data as iCalendar and read with CalDAVCalendar.
+
+In the same run the baselines rank the same items of the reference's kind,
+top 19, ties by title: shared-word count (items sharing no word are not
+listed), rapidfuzz WRatio, token_set_ratio and partial_ratio (rapidfuzz's
+default processor: lower case, punctuation off).
+
+Metrics per category and overall (overall leaves out synonym_paraphrase,
+which shares no word with its target and is reported on its own line):
+
+- rank: position of the expected item; for `duplicates` (several expected
+  items) the position of the last of them minus (their number - 1), so that
+  listing exactly the duplicates first is rank 1; a missing one is no rank.
+- recall@1/@5/@19 and MRR (1/rank, 0 without one) over those ranks;
+- wrong: status ok with an item not expected (any ok on `duplicates`);
+  baselines never resolve: n/a;
+- occ@1 (time_expression references naming an event): the project's first
+  item is expected and `Outcome.occurrences[item_id].start` equals
+  `expected_occurrence_start`; baselines know no occurrences: n/a;
+- median milliseconds per reference.
+
+Nothing is tuned on the heldout split; the tables keep the splits apart.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from rapidfuzz import fuzz, process, utils  # noqa: E402
+
+from bench import retrieval  # noqa: E402
+from bench.harness import render_table  # noqa: E402
+
+TOP = 19
+OVERALL = "overall"
+SEPARATE = "synonym_paraphrase"
+# The baseline's own small stopword list: what a person writing the one-line rule would drop.
+BASELINE_STOPWORDS = frozenset("a an the to of for on in at by and or with from my our your is".split())
+_WORD = re.compile(r"\w+")
+
+
+@dataclass
+class Result:
+    ref_id: str
+    category: str
+    split: str
+    rank: int | None
+    wrong: bool | None
+    occurrence_ok: bool | None  # None: not an event time expression, or a baseline
+    ms: float
+    top: list[str] = field(default_factory=list)  # uids, best first
+    status: str = ""
+    first_occurrence: str | None = None
+
+
+def rank_of(expected: Sequence[str], ranked: Sequence[str]) -> int | None:
+    positions = {uid: n for n, uid in reversed(list(enumerate(ranked, start=1)))}
+    if any(uid not in positions for uid in expected):
+        return None
+    return max(positions[uid] for uid in expected) - (len(expected) - 1)
+
+
+# Baselines ------------------------------------------------------------------------------------------
+
+
+def _baseline_words(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text.casefold()) if w not in BASELINE_STOPWORDS}
+
+
+def shared_words(text: str, items: Sequence[Any]) -> list[str]:
+    query = _baseline_words(text)
+    scored = [(len(query & _baseline_words(i.title)), i) for i in items]
+    scored = [(s, i) for s, i in scored if s > 0]
+    scored.sort(key=lambda pair: (-pair[0], pair[1].title.casefold(), pair[1].uid))
+    return [i.uid for _s, i in scored[:TOP]]
+
+
+def fuzz_baseline(scorer: Callable[..., float]) -> Callable[[str, Sequence[Any]], list[str]]:
+    def rank(text: str, items: Sequence[Any]) -> list[str]:
+        scores = process.cdist([text], [i.title for i in items], scorer=scorer,
+                               processor=utils.default_process)[0].tolist()
+        order = sorted(range(len(items)), key=lambda k: (-scores[k], items[k].title.casefold(), items[k].uid))
+        return [items[k].uid for k in order[:TOP]]
+    return rank
+
+
+BASELINES = {
+    "shared-words": shared_words,
+    "WRatio": fuzz_baseline(fuzz.WRatio),
+    "token_set_ratio": fuzz_baseline(fuzz.token_set_ratio),
+    "partial_ratio": fuzz_baseline(fuzz.partial_ratio),
+}
+
+
+def run_baseline(name: str, refs: list[dict[str, Any]], by_kind: dict[str, list[Any]]) -> list[Result]:
+    rank = BASELINES[name]
+    out = []
+    for ref in refs:
+        started = time.perf_counter()
+        top = rank(ref["text"], by_kind[ref["kind"]])
+        ms = (time.perf_counter() - started) * 1000
+        out.append(Result(ref["id"], ref["category"], ref["split"], rank_of(ref["expected"], top),
+                          wrong=None, occurrence_ok=None, ms=ms, top=top))
+    return out
+
+
+# The project ----------------------------------------------------------------------------------------
+
+
+def run_project(refs: list[dict[str, Any]], calendar: Any, meta: retrieval.Meta) -> list[Result]:
+    from resolver.domain.items import Kind
+    from resolver.domain.pipeline import NoThresholds, ResolveRequest, Status, resolve
+    from resolver.judges.disabled import DisabledJudge
+
+    judge, policy = DisabledJudge(), NoThresholds()
+    out = []
+    for ref in refs:
+        request = ResolveRequest(text=ref["text"], kind=Kind(ref["kind"]), time_zone=meta.time_zone)
+        started = time.perf_counter()
+        outcome = resolve(request=request, calendar=calendar, judge=judge, policy=policy,
+                          request_id=f"bench-{ref['id']}", now=meta.now)
+        ms = (time.perf_counter() - started) * 1000
+        ok = outcome.status is Status.OK
+        ranked_items = [outcome.item] if ok and outcome.item is not None else list(outcome.candidates)
+        top = [i.uid for i in ranked_items]
+        rank = rank_of(ref["expected"], top)
+        wrong = ok and (ref["category"] == "duplicates" or top[0] not in ref["expected"])
+        first_occ = None
+        occurrence_ok = None
+        if ranked_items:
+            occ = outcome.occurrences.get(ranked_items[0].item_id)
+            first_occ = occ.start.isoformat() if occ is not None else None
+        if ref.get("expected_occurrence_start"):
+            expected = datetime.fromisoformat(ref["expected_occurrence_start"])
+            occurrence_ok = bool(rank == 1 and first_occ is not None
+                                 and datetime.fromisoformat(first_occ) == expected)
+        out.append(Result(ref["id"], ref["category"], ref["split"], rank, wrong, occurrence_ok, ms, top,
+                          status=outcome.status.value, first_occurrence=first_occ))
+    return out
+
+
+# Live Radicale ---------------------------------------------------------------------------------------
+
+
+class LiveRadicale:
+    """A Radicale in a temporary directory, seeded with the set's iCalendar."""
+
+    def __init__(self, items: list[dict[str, Any]], meta: retrieval.Meta) -> None:
+        from lifeproject import embedded_radicale
+
+        self.root = Path(tempfile.mkdtemp(prefix="recall-radicale-"))
+        self.instance, self.process = embedded_radicale.launch(self.root)
+        try:
+            retrieval.upload(self.instance.url, self.instance.username, self.instance.password,
+                             retrieval.ics_calendars(items, meta))
+        except BaseException:
+            self.stop()
+            raise
+
+    def calendar(self, meta: retrieval.Meta) -> Any:
+        from resolver.calendars.caldav import CalDAVCalendar
+
+        return CalDAVCalendar(url=self.instance.url, username=self.instance.username,
+                              password=self.instance.password, timeout=60.0, horizon_days=meta.horizon_days,
+                              now=lambda: meta.now)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=15)
+            except Exception:
+                self.process.kill()
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+# Figures ---------------------------------------------------------------------------------------------
+
+
+def metrics(results: list[Result]) -> dict[str, Any]:
+    n = len(results)
+    if not n:
+        return {"n": 0}
+    ranks = [r.rank for r in results]
+
+    def at(k: int) -> float:
+        return round(sum(1 for x in ranks if x is not None and x <= k) / n, 3)
+
+    wrongs = [r.wrong for r in results if r.wrong is not None]
+    occs = [r.occurrence_ok for r in results if r.occurrence_ok is not None]
+    return {
+        "n": n, "recall@1": at(1), "recall@5": at(5), "recall@19": at(19),
+        "mrr": round(sum(1 / x for x in ranks if x) / n, 3),
+        "wrong": sum(wrongs) if len(wrongs) == n else None,
+        "occurrence@1": round(sum(occs) / len(occs), 3) if occs else None,
+        "occurrence_n": len(occs),
+        "median_ms": round(statistics.median(r.ms for r in results), 3),
+    }
+
+
+def summarise(runs: dict[str, list[Result]], split: str, categories: list[str]) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for method, results in runs.items():
+        chosen = [r for r in results if r.split == split]
+        per = {cat: metrics([r for r in chosen if r.category == cat]) for cat in categories}
+        per[OVERALL] = metrics([r for r in chosen if r.category != SEPARATE])
+        out[method] = per
+    return out
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return "n/a"
+    return f"{value:.3f}" if isinstance(value, float) else str(value)
+
+
+def render(figures: dict[str, dict[str, Any]], categories: list[str], *, has_time: bool) -> str:
+    headers = ["category", "method", "n", "r@1", "r@5", "r@19", "MRR", "wrong", "occ@1", "median ms"]
+    rows = []
+    for cat in [OVERALL] + [c for c in categories if c != SEPARATE] + ([SEPARATE] if SEPARATE in categories else []):
+        for method, per in figures.items():
+            m = per.get(cat, {"n": 0})
+            if not m.get("n"):
+                continue
+            occ = m["occurrence@1"] if m.get("occurrence_n") else None
+            show_occ = has_time and (cat in (OVERALL, "time_expression"))
+            rows.append([cat, method, m["n"], _cell(m["recall@1"]), _cell(m["recall@5"]), _cell(m["recall@19"]),
+                         _cell(m["mrr"]), _cell(m["wrong"]),
+                         (f"{_cell(occ)} ({m['occurrence_n']})" if occ is not None else "n/a") if show_occ else "",
+                         f"{m['median_ms']:.2f}"])
+    return render_table(headers, rows)
+
+
+def show_misses(results: list[Result], refs: dict[str, dict[str, Any]], titles: dict[str, str], label: str,
+                write: Callable[[str], None]) -> None:
+    for r in results:
+        missed = r.rank != 1 or r.wrong or r.occurrence_ok is False
+        if not missed:
+            continue
+        ref = refs[r.ref_id]
+        expected = ", ".join(titles[u] for u in ref["expected"])
+        extra = f" want occurrence {ref['expected_occurrence_start']} got {r.first_occurrence}" \
+            if ref.get("expected_occurrence_start") else ""
+        write(f"[{label}] {r.ref_id} {r.category}/{r.split} {ref['text']!r} -> expected {expected!r}; "
+              f"status {r.status}, rank {r.rank}{', WRONG' if r.wrong else ''}{extra}")
+        for n, uid in enumerate(r.top[:5], start=1):
+            write(f"      {n}. {titles.get(uid, uid)}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--split", choices=("tune", "heldout", "all"), default="all",
+                        help="which references to run (default all; tables per split either way)")
+    parser.add_argument("--live", action="store_true", help="also resolve through a real Radicale on loopback")
+    parser.add_argument("--json", metavar="PATH", help="write the figures as JSON to PATH")
+    parser.add_argument("--category", choices=retrieval.CATEGORIES, help="run only this category")
+    parser.add_argument("--show-misses", action="store_true",
+                        help="print each project miss with its first 5 candidates")
+    args = parser.parse_args(argv)
+    write = print  # a script, not a Django command: stdout is its output
+
+    from resolver.calendars.memory import MemoryCalendar
+
+    meta = retrieval.load_meta()
+    raw_items = retrieval.load_items()
+    refs = retrieval.load_references()
+    if args.split != "all":
+        refs = [r for r in refs if r["split"] == args.split]
+    if args.category:
+        refs = [r for r in refs if r["category"] == args.category]
+    items = retrieval.memory_items(raw_items, meta)
+    by_kind = {kind: [i for i in items if i.kind.value == kind] for kind in ("task", "event")}
+    titles = {i.uid: i.title for i in items}
+
+    started = time.perf_counter()
+    runs: dict[str, list[Result]] = {"project": run_project(refs, MemoryCalendar(items=list(items)), meta)}
+    memory_seconds = time.perf_counter() - started
+    live_note = None
+    if args.live:
+        server = LiveRadicale(raw_items, meta)
+        try:
+            calendar = server.calendar(meta)
+            from resolver.domain.items import Kind
+
+            live_uids = {kind: {i.uid for i in calendar.fetch(kind=Kind(kind), collection_ids=None,
+                                                              time_zone=meta.time_zone).items}
+                         for kind in ("task", "event")}
+            mismatch = {kind: sorted(live_uids[kind] ^ {i.uid for i in by_kind[kind]}) for kind in by_kind}
+            live_note = {kind: len(v) for kind, v in mismatch.items()}
+            if any(mismatch.values()):
+                write(f"note: the live server's items differ from the memory set: {mismatch}")
+            runs["project-live"] = run_project(refs, calendar, meta)
+        finally:
+            server.stop()
+    for name in BASELINES:
+        runs[name] = run_baseline(name, refs, by_kind)
+
+    categories = [c for c in retrieval.CATEGORIES if any(r["category"] == c for r in refs)]
+    has_time = any(r.get("expected_occurrence_start") for r in refs)
+    report: dict[str, Any] = {
+        "now": meta.now.isoformat(), "time_zone": meta.time_zone, "items": len(items),
+        "references": len(refs), "memory_pass_seconds": round(memory_seconds, 2),
+        "live_item_mismatch": live_note, "splits": {},
+    }
+    for split in retrieval.SPLITS:
+        if not any(r["split"] == split for r in refs):
+            continue
+        figures = summarise(runs, split, categories)
+        report["splits"][split] = figures
+        write(f"\n== {split} ({sum(1 for r in refs if r['split'] == split)} references, {len(items)} items; "
+              f"now {meta.now.isoformat()} {meta.time_zone}) ==")
+        write(render(figures, categories, has_time=has_time))
+    write(f"\nmemory pass: {memory_seconds:.1f} s for {len(refs)} references")
+    if args.show_misses:
+        by_id = {r["id"]: r for r in refs}
+        for method in ("project", "project-live"):
+            if method in runs:
+                write(f"\n-- misses: {method} --")
+                show_misses(runs[method], by_id, titles, method, write)
+    if args.json:
+        report["ranks"] = {method: {r.ref_id: r.rank for r in results} for method, results in runs.items()}
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        write(f"figures written to {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

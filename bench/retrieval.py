@@ -1,0 +1,196 @@
+"""The labelled retrieval set (bench/data/retrieval/): loading it as items and as iCalendar.
+
+    meta.json          the reference clock (`now`), its time zone and the event horizon
+    items.jsonl        one task or event per line (uid, collection, kind, title, due | start/end,
+                       rrule, exdate, overrides)
+    references.jsonl   one labelled reference per line (id, text, kind, category, expected,
+                       expected_occurrence_start, split, note)
+
+The same items feed the memory calendar (`memory_items`, occurrences computed
+here with dateutil over [now, now + horizon]) and a real CalDAV server
+(`ics_calendars`, one VCALENDAR per collection, series as RRULE/EXDATE plus
+RECURRENCE-ID overrides, so the server and our reader expand them themselves).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from dateutil.rrule import rrulestr
+
+DATA = Path(__file__).resolve().parent / "data" / "retrieval"
+
+CATEGORIES = ("partial", "reordered", "typo", "compound", "initialism", "word_form", "prefix",
+              "time_expression", "synonym_paraphrase", "exact", "duplicates")
+SPLITS = ("tune", "heldout")
+COLLECTION_NAMES = {"work": "Work", "personal": "Personal", "home": "Home"}
+
+
+@dataclass(frozen=True)
+class Meta:
+    now: datetime
+    time_zone: str
+    horizon_days: int
+
+    @property
+    def zone(self) -> ZoneInfo:
+        return ZoneInfo(self.time_zone)
+
+
+def load_meta(root: Path = DATA) -> Meta:
+    raw = json.loads((root / "meta.json").read_text(encoding="utf-8"))
+    return Meta(now=datetime.fromisoformat(raw["now"]), time_zone=raw["time_zone"],
+                horizon_days=int(raw["horizon_days"]))
+
+
+def _jsonl(path: Path) -> list[dict[str, Any]]:
+    with open(path, encoding="utf-8") as lines:
+        return [json.loads(line) for line in lines if line.strip()]
+
+
+def load_items(root: Path = DATA) -> list[dict[str, Any]]:
+    return _jsonl(root / "items.jsonl")
+
+
+def load_references(root: Path = DATA) -> list[dict[str, Any]]:
+    return _jsonl(root / "references.jsonl")
+
+
+def occurrences(item: dict[str, Any], meta: Meta, *, limit: int) -> list[tuple[datetime, datetime, str | None]]:
+    """The event's live occurrences (start, end, recurrence_id) in [now, now + horizon], by start.
+
+    A series is expanded in wall-clock time in the set's zone, so that a
+    weekly 18:30 stays at 18:30 across the change to summer time, as a
+    calendar with TZID does. An occurrence is live when it ends after `now`
+    and starts before the horizon's end.
+    """
+    zone = meta.zone
+    start = datetime.fromisoformat(item["start"]).astimezone(zone)
+    end = datetime.fromisoformat(item["end"]).astimezone(zone)
+    length = end - start
+    window_end = meta.now + timedelta(days=meta.horizon_days)
+    if not item.get("rrule"):
+        spans = [(start, end, None)] if end > meta.now and start < window_end else []
+        return spans
+    naive = start.replace(tzinfo=None)
+    rule = rrulestr(item["rrule"], dtstart=naive)
+    lo = (meta.now - length).astimezone(zone).replace(tzinfo=None) - timedelta(days=1)
+    hi = window_end.astimezone(zone).replace(tzinfo=None) + timedelta(days=1)
+    excluded = {datetime.fromisoformat(value) for value in item.get("exdate", ())}
+    moved = {datetime.fromisoformat(o["recurrence_id"]): o for o in item.get("overrides", ())}
+    spans = []
+    for wall in rule.between(lo, hi, inc=True):
+        original = wall.replace(tzinfo=zone)
+        if original in excluded:
+            continue
+        rid = original.isoformat()
+        if original in moved:
+            o = moved[original]
+            spans.append((datetime.fromisoformat(o["start"]).astimezone(zone),
+                          datetime.fromisoformat(o["end"]).astimezone(zone), rid))
+        else:
+            spans.append((original, original + length, rid))
+    live = [s for s in spans if s[1] > meta.now and s[0] < window_end]
+    live.sort(key=lambda s: s[0])
+    return live[:limit]
+
+
+def memory_items(items: list[dict[str, Any]], meta: Meta) -> list[Any]:
+    """`resolver.domain.items.Item`s for a MemoryCalendar (collection paths as it lists them)."""
+    from resolver.domain.items import MAX_OCCURRENCES_PER_ITEM, Kind, Occurrence, make_item
+
+    built = []
+    for raw in items:
+        kind = Kind(raw["kind"])
+        etag = '"' + hashlib.sha256(json.dumps(raw, sort_keys=True).encode()).hexdigest()[:16] + '"'
+        path = f"/user/{raw['collection']}/"
+        common = dict(collection_path=path, uid=raw["uid"], title=raw["title"], etag=etag, kind=kind,
+                      status="NEEDS-ACTION" if kind is Kind.TASK else None,
+                      href=f"{path}{raw['uid']}.ics")
+        if kind is Kind.TASK:
+            built.append(make_item(**common, due=raw.get("due")))
+            continue
+        spans = occurrences(raw, meta, limit=MAX_OCCURRENCES_PER_ITEM)
+        if not spans:
+            raise ValueError(f"event {raw['uid']} has no occurrence in the horizon")
+        occ = tuple(Occurrence(start=s, end=e, recurrence_id=rid) for s, e, rid in spans)
+        built.append(make_item(**common, start=occ[0].start.isoformat(), occurrences=occ))
+    return built
+
+
+def _when(value: str, zone: ZoneInfo) -> date | datetime:
+    if len(value) == 10:
+        return date.fromisoformat(value)
+    return datetime.fromisoformat(value).astimezone(zone)
+
+
+def ics_calendars(items: list[dict[str, Any]], meta: Meta) -> dict[str, str]:
+    """One iCalendar text per collection, every time with TZID and its VTIMEZONE."""
+    from icalendar import Calendar, Event, Todo, vRecur
+
+    zone = meta.zone
+    stamp = datetime(2026, 12, 1, tzinfo=ZoneInfo("UTC"))
+    calendars: dict[str, Calendar] = {}
+    for raw in items:
+        cal = calendars.get(raw["collection"])
+        if cal is None:
+            cal = calendars[raw["collection"]] = Calendar()
+            cal.add("prodid", "-//lifeproject//retrieval bench//EN")
+            cal.add("version", "2.0")
+        if raw["kind"] == "task":
+            todo = Todo()
+            todo.add("uid", raw["uid"])
+            todo.add("dtstamp", stamp)
+            todo.add("summary", raw["title"])
+            todo.add("status", "NEEDS-ACTION")
+            if raw.get("due"):
+                todo.add("due", _when(raw["due"], zone))
+            cal.add_component(todo)
+            continue
+        master = Event()
+        master.add("uid", raw["uid"])
+        master.add("dtstamp", stamp)
+        master.add("summary", raw["title"])
+        master.add("dtstart", _when(raw["start"], zone))
+        master.add("dtend", _when(raw["end"], zone))
+        if raw.get("rrule"):
+            master.add("rrule", vRecur.from_ical(raw["rrule"]))
+        for value in raw.get("exdate", ()):
+            master.add("exdate", _when(value, zone))
+        cal.add_component(master)
+        for override in raw.get("overrides", ()):
+            moved = Event()
+            moved.add("uid", raw["uid"])
+            moved.add("dtstamp", stamp)
+            moved.add("summary", raw["title"])
+            moved.add("recurrence-id", _when(override["recurrence_id"], zone))
+            moved.add("dtstart", _when(override["start"], zone))
+            moved.add("dtend", _when(override["end"], zone))
+            cal.add_component(moved)
+    texts = {}
+    for cid, cal in sorted(calendars.items()):
+        cal.add_missing_timezones()
+        texts[cid] = cal.to_ical().decode("utf-8")
+    return texts
+
+
+def upload(base_url: str, username: str, password: str, calendars: dict[str, str], *,
+           timeout: float = 120.0) -> None:
+    """One PUT per collection (Radicale creates it and splits it by UID), then its display name."""
+    import requests
+
+    session = requests.Session()
+    session.auth = (username, password)
+    for cid, text in calendars.items():
+        url = f"{base_url.rstrip('/')}/{username}/{cid}/"
+        session.put(url, data=text.encode("utf-8"), headers={"Content-Type": "text/calendar; charset=utf-8"},
+                    timeout=timeout).raise_for_status()
+        body = ('<?xml version="1.0" encoding="utf-8"?><D:propertyupdate xmlns:D="DAV:"><D:set><D:prop>'
+                f"<D:displayname>{COLLECTION_NAMES.get(cid, cid)}</D:displayname></D:prop></D:set></D:propertyupdate>")
+        session.request("PROPPATCH", url, data=body.encode("utf-8"), headers={"Content-Type": "application/xml"},
+                        timeout=timeout).raise_for_status()
