@@ -126,6 +126,7 @@ class TitleIndex:
         self._by_stem: dict[str, list[str]] | None = None
         self._keys: tuple[str, list[int]] | None = None
         self._initials: tuple[str, list[int]] | None = None
+        self._all_initials: tuple[str, list[int]] | None = None
         self._lock = threading.Lock()
 
     def postings(self, token: str) -> np.ndarray:
@@ -167,6 +168,13 @@ class TitleIndex:
         if self._keys is None:
             self._keys = self._joined([" ".join(item.title_tokens) for item in self.items])
         return self._keys
+
+    @property
+    def all_initials(self) -> tuple[str, list[int]]:
+        """Every title's words' initials, stopwords included, one title a line."""
+        if self._all_initials is None:
+            self._all_initials = self._joined(["".join(w[0] for w in item.title_tokens) for item in self.items])
+        return self._all_initials
 
     @property
     def initials(self) -> tuple[str, list[int]]:
@@ -264,9 +272,10 @@ def _special_matches(words: list[str], all_tokens: list[str], exact_in_vocabular
     vocabulary = index.vocabulary_set
     stop = index.forms.stopwords
     for n, word in enumerate(words):
-        if exact_in_vocabulary[n] or not word.isalpha():
+        if not word.isalpha():
             continue
-        # "soymilk" for "Soy milk", "followup" for "follow-up".
+        # "soymilk" for "Soy milk", "followup" for "follow-up"; also when the
+        # word is a title word too ("checkout" for "Check out the library").
         if len(word) >= 5:
             for cut in range(2, len(word) - 1):
                 head, tail = word[:cut], word[cut:]
@@ -278,13 +287,17 @@ def _special_matches(words: list[str], all_tokens: list[str], exact_in_vocabular
                 pattern = r"(?<![^\s\n])" + re.escape(head) + " " + re.escape(tail) + r"(?![^\s\n])"
                 for line, _start, _end in _line_hits(pattern, index.keys):
                     special[n].setdefault(line, (COMPOUND, covered))
-        # "AGM" for "Annual general meeting": initials of consecutive significant words.
-        if 2 <= len(word) <= 5:
-            for line, start, end in _line_hits(re.escape(word), index.initials):
-                covered = frozenset(index.words[line][start:end])
-                current = special[n].get(line)
-                if current is None or current[0] < INITIALISM:
-                    special[n][line] = (INITIALISM, covered)
+        # "AGM" for "Annual general meeting": initials of consecutive significant
+        # words, or of all words ("RFP" for "request for proposal").
+        if 2 <= len(word) <= 5 and not exact_in_vocabulary[n]:
+            for joined, words_of_line in ((index.initials, index.words), (index.all_initials, None)):
+                for line, start, end in _line_hits(re.escape(word), joined):
+                    spanned = (words_of_line[line] if words_of_line is not None
+                               else index.items[line].title_tokens)[start:end]
+                    covered = frozenset(t for t in spanned if t not in stop)
+                    current = special[n].get(line)
+                    if covered and (current is None or current[0] < INITIALISM):
+                        special[n][line] = (INITIALISM, covered)
     # "check out" for "Checkout": adjacent reference words written together in a title.
     for left in range(len(all_tokens) - 1):
         joined = all_tokens[left] + all_tokens[left + 1]
