@@ -25,7 +25,7 @@ from caldav.lib import error as caldav_error
 from lxml import etree
 
 from resolver.calendars.base import FetchResult, SkippedResource
-from resolver.calendars.ical import DEFAULT_LIMITS, Limits, UnparseableResource, Window, live_items, window_from
+from resolver.calendars.ical import Limits, UnparseableResource, Window, live_items, window_from
 from resolver.domain.errors import CalendarUnavailable, CollectionNotFound
 from resolver.domain.items import Collection, Item, Kind, collection_id_from_path
 
@@ -118,8 +118,8 @@ class CalDAVCalendar:
     # Ask the server for events in the window only (see query_body).
     event_time_range: bool = True
     now: Callable[[], datetime] = field(default=lambda: datetime.now(timezone.utc), repr=False)
-    # Bounds on the work one resource may cost (ical.Limits).
-    limits: Limits = DEFAULT_LIMITS
+    # Bounds on the work one resource may cost; None: from the settings (limits_from_settings).
+    limits: Limits | None = None
 
     def _key(self) -> tuple[str, str, str, float]:
         return (self.url, self.username, self.password, self.timeout)
@@ -242,7 +242,8 @@ class CalDAVCalendar:
             try:
                 items.extend(
                     live_items(result.calendar_data, kind=kind, collection_path=collection.url_path,
-                               etag=result.etag, window=window, href=result.href, tz=tz, limits=self.limits)
+                               etag=result.etag, window=window, href=result.href, tz=tz,
+                               limits=self.limits or limits_from_settings())
                 )
             except UnparseableResource as err:
                 logger.warning("skipped resource %s: %s", result.href, err.reason)
@@ -259,3 +260,11 @@ def _zone(time_zone: str | None) -> tzinfo | None:
     except (ZoneInfoNotFoundError, ValueError):
         logger.warning("unknown time zone %r: floating times read as UTC", time_zone)
         return None
+
+
+def limits_from_settings() -> Limits:
+    from resolver.conf import resolver_settings as s
+
+    return Limits(max_bytes=int(s.MAX_RESOURCE_BYTES), max_components=int(s.MAX_RESOURCE_COMPONENTS),
+                  max_depth=int(s.MAX_COMPONENT_DEPTH), max_overrides=int(s.MAX_RESOURCE_OVERRIDES),
+                  max_dates=int(s.MAX_RECURRENCE_DATES), recurrence_budget=int(s.RECURRENCE_BUDGET))
