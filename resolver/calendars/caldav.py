@@ -14,9 +14,10 @@ import time
 import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timezone, tzinfo
 from typing import Any, Callable, Iterator, Sequence
 from urllib.parse import urljoin
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import caldav
 from caldav.elements import cdav, dav
@@ -24,7 +25,7 @@ from caldav.lib import error as caldav_error
 from lxml import etree
 
 from resolver.calendars.base import FetchResult, SkippedResource
-from resolver.calendars.ical import UnparseableResource, Window, live_items, window_from
+from resolver.calendars.ical import Limits, UnparseableResource, Window, live_items, window_from
 from resolver.domain.errors import CalendarUnavailable, CollectionNotFound
 from resolver.domain.items import Collection, Item, Kind, collection_id_from_path
 
@@ -117,6 +118,8 @@ class CalDAVCalendar:
     # Ask the server for events in the window only (see query_body).
     event_time_range: bool = True
     now: Callable[[], datetime] = field(default=lambda: datetime.now(timezone.utc), repr=False)
+    # Bounds on the work one resource may cost; None: from the settings (limits_from_settings).
+    limits: Limits | None = None
 
     def _key(self) -> tuple[str, str, str, float]:
         return (self.url, self.username, self.password, self.timeout)
@@ -206,7 +209,7 @@ class CalDAVCalendar:
         skipped: list[SkippedResource] = []
         for cid in wanted:
             collection, url = by_id[cid]
-            got, bad = self._query(url, collection, body, kind=kind, window=window)
+            got, bad = self._query(url, collection, body, kind=kind, window=window, tz=_zone(time_zone))
             items.extend(got)
             skipped.extend(bad)
         return FetchResult(
@@ -220,7 +223,8 @@ class CalDAVCalendar:
         )
 
     def _query(
-        self, url: str, collection: Collection, body: bytes, *, kind: Kind, window: Window
+        self, url: str, collection: Collection, body: bytes, *, kind: Kind, window: Window,
+        tz: tzinfo | None = None,
     ) -> tuple[list[Item], list[SkippedResource]]:
         with _guard("report"):
             response = self._client().report(url, body, depth=1)
@@ -238,9 +242,29 @@ class CalDAVCalendar:
             try:
                 items.extend(
                     live_items(result.calendar_data, kind=kind, collection_path=collection.url_path,
-                               etag=result.etag, window=window)
+                               etag=result.etag, window=window, href=result.href, tz=tz,
+                               limits=self.limits or limits_from_settings())
                 )
             except UnparseableResource as err:
                 logger.warning("skipped resource %s: %s", result.href, err.reason)
                 skipped.append(SkippedResource(result.href, err.reason))
         return items, skipped
+
+
+def _zone(time_zone: str | None) -> tzinfo | None:
+    """The zone floating times are read in; the doors refuse an unknown name before this."""
+    if not time_zone:
+        return None
+    try:
+        return ZoneInfo(time_zone)
+    except (ZoneInfoNotFoundError, ValueError):
+        logger.warning("unknown time zone %r: floating times read as UTC", time_zone)
+        return None
+
+
+def limits_from_settings() -> Limits:
+    from resolver.conf import resolver_settings as s
+
+    return Limits(max_bytes=int(s.MAX_RESOURCE_BYTES), max_components=int(s.MAX_RESOURCE_COMPONENTS),
+                  max_depth=int(s.MAX_COMPONENT_DEPTH), max_overrides=int(s.MAX_RESOURCE_OVERRIDES),
+                  max_dates=int(s.MAX_RECURRENCE_DATES), recurrence_budget=int(s.RECURRENCE_BUDGET))
