@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shutil
 import statistics
@@ -281,6 +282,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--show-misses", action="store_true",
                         help="print each project miss with its first 5 candidates")
     args = parser.parse_args(argv)
+    # The CalDAV backend reads its bounds from the app's settings.
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lifeproject.settings")
+    import django
+
+    django.setup()
     write = print  # a script, not a Django command: stdout is its output
 
     from resolver.calendars.memory import MemoryCalendar

@@ -88,15 +88,36 @@ TIME_POINT = timedelta(minutes=30)
 class TimeRange:
     start: datetime
     end: datetime
+    # A time of day without a day ("call with Omar at 4pm"): the stretch
+    # repeats every day from `start` on, so the next occurrence at that time
+    # of day is the one meant, whichever day it falls on.
+    every_day: bool = False
 
     def overlaps(self, start: datetime, end: datetime) -> bool:
-        if end <= start:  # an instant (or a zero-length event) is inside or not
-            return self.start <= start < self.end
-        return start < self.end and end > self.start
+        if not self.every_day:
+            return _overlap(self.start, self.end, start, end)
+        if end <= self.start and not (end <= start and start >= self.start):
+            return False  # over before the first stretch began
+        tz = self.start.tzinfo
+        local = start.astimezone(tz)
+        length = self.end - self.start
+        # The stretch on the occurrence's own day, and the day before (an
+        # occurrence that began before midnight and runs into the stretch).
+        for day in (local.date(), local.date() - timedelta(days=1)):
+            begin = datetime.combine(day, self.start.timetz())
+            if begin + length > self.start and _overlap(begin, begin + length, start, end):
+                return True
+        return False
 
     def contains_day(self, day: date, tz: tzinfo) -> bool:
         begin = datetime.combine(day, time.min, tzinfo=tz)
         return self.overlaps(begin, begin + timedelta(days=1))
+
+
+def _overlap(begin: datetime, finish: datetime, start: datetime, end: datetime) -> bool:
+    if end <= start:  # an instant (or a zero-length event) is inside or not
+        return begin <= start < finish
+    return start < finish and end > begin
 
 
 @dataclass(frozen=True)
@@ -240,7 +261,7 @@ def _range(*, days: tuple[date, date] | None, part: tuple[int, int] | None, cloc
         at = datetime.combine(local_now.date(), clock, tzinfo=tz)
         if at + TIME_POINT <= local_now:
             at += timedelta(days=1)
-        return TimeRange(at, at + TIME_POINT)
+        return TimeRange(at, at + TIME_POINT, every_day=True)
     first, last = days
     if clock is not None:
         if first != last:

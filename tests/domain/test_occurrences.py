@@ -123,3 +123,10 @@ def test_time_zone__decides_the_day_named():
     outcome = run("Yoga class tomorrow", time_zone="Asia/Tokyo")
     # The 12th in Tokyo ends at 16:00 Berlin time, before the class at 18:00.
     assert outcome.status is Status.NEEDS_CLARIFICATION
+
+
+def test_time__a_time_alone_names_the_next_occurrence_at_that_time():
+    weekly = event("piano", "Piano lesson", [at(12, 10), at(13, 16), at(19, 10), at(20, 16)], series=True)
+    outcome = run("piano lesson at 4pm", items=[weekly, YOGA])
+    assert outcome.occurrences[weekly.item_id].start == at(13, 16)
+    assert outcome.status is Status.NEEDS_CLARIFICATION  # two occurrences at 4pm: no single one named

@@ -77,3 +77,17 @@ def test_time__the_zone_decides_what_today_is():
     late = datetime(2027, 1, 11, 23, 30, tzinfo=ZoneInfo("UTC"))
     tokyo = find_time_expression("yoga today", now=late, tz=ZoneInfo("Asia/Tokyo"))
     assert tokyo.range.start.isoformat() == "2027-01-12T00:00:00+09:00"
+
+
+def test_time__a_time_alone_repeats_every_day():
+    """"at 4pm" without a day is the next occurrence at 4pm, whichever day it falls on."""
+    expression = found("call with Omar at 4pm")
+    assert expression.range.every_day
+    thursday = datetime(2027, 1, 14, 16, 0, tzinfo=BERLIN)
+    assert expression.range.overlaps(thursday, thursday.replace(hour=17))
+    assert not expression.range.overlaps(thursday.replace(hour=11), thursday.replace(hour=12))
+    yesterday = datetime(2027, 1, 10, 16, 0, tzinfo=BERLIN)
+    assert not expression.range.overlaps(yesterday, yesterday.replace(hour=17))
+    late = datetime(2027, 1, 14, 15, 0, tzinfo=BERLIN)  # 15:00-17:00 runs through 16:00
+    assert expression.range.overlaps(late, late.replace(hour=17))
+    assert not found("dentist tomorrow").range.every_day
