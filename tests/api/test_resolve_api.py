@@ -170,7 +170,7 @@ def test_api__wrong_caldav_password_is_calendar_unavailable(client, settings, ra
 
 
 def test_api__internal_error_hides_internals(client, monkeypatch):
-    def explode(**kwargs):
+    def explode(*args, **kwargs):
         raise RuntimeError("secret internals /etc/passwd")
 
     monkeypatch.setattr("resolver.services.resolve_document", explode)

@@ -223,7 +223,7 @@ def test_schema__calendar_unavailable_conforms(wsgi, settings, radicale):
 
 
 def test_schema__internal_error_conforms(wsgi, on_radicale, monkeypatch):
-    def explode(**kwargs: Any) -> None:
+    def explode(*args: Any, **kwargs: Any) -> None:
         raise RuntimeError("boom")
 
     monkeypatch.setattr("resolver.services.resolve_document", explode)
