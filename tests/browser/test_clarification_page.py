@@ -5,7 +5,6 @@ taken from the demo calendar itself (test_demo_screenshot.py).
 """
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 from typing import Iterator
