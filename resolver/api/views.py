@@ -8,8 +8,6 @@ from rest_framework.views import APIView
 from resolver import services
 from resolver.api.exceptions import request_id_of
 from resolver.api.schema import collections_schema, resolve_schema
-from resolver.api.serializers import ResolveInputSerializer
-from resolver.web import services as web_services
 
 
 class ResolveApi(APIView):
@@ -19,18 +17,11 @@ class ResolveApi(APIView):
 
     @resolve_schema
     def post(self, request: Request) -> Response:
-        request_id = request_id_of(request)
-        serializer = ResolveInputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        outcome = services.resolve_reference(
-            **serializer.validated_data, request_id=request_id, door="api"
-        )
+        outcome = services.resolve_document(request.data, request_id=request_id_of(request), door="api")
         # The page link is bound to the authenticated client's user and built
         # from this request, so it points at the host the client reached.
-        clarification_url = web_services.clarification_url(
-            outcome, user_id=request.user.pk, base_url=request.build_absolute_uri("/")
-        )
-        return Response(services.envelope_for(outcome, clarification_url=clarification_url))
+        url = services.clarification_url(outcome, user_id=request.user.pk, base_url=request.build_absolute_uri("/"))
+        return Response(services.envelope_for(outcome, clarification_url=url))
 
 
 class CollectionsApi(APIView):
@@ -38,12 +29,4 @@ class CollectionsApi(APIView):
 
     @collections_schema
     def get(self, request: Request) -> Response:
-        request_id = request_id_of(request)
-        collections = services.list_collections()
-        data = {
-            "collections": [
-                {"collection_id": c.collection_id, "display_name": c.display_name} for c in collections
-            ]
-        }
-        return Response({"schema_version": 1, "request_id": request_id, "status": "ok", "data": data,
-                         "warnings": [], "error": None})
+        return Response(services.collections_envelope(request_id=request_id_of(request)))
