@@ -19,6 +19,21 @@ VAR_DIR = BASE_DIR / "var"
 RADICALE_DIR = VAR_DIR / "radicale"
 DEV_ENV = VAR_DIR / "dev.env"
 DEMO_USER = "demo"
+# Settings bin/run passes on from its own environment to var/dev.env, so that
+# `manage.py resolve` in another shell runs exactly as the server does (the
+# laya-serve recipe: `TYPESAFE_BASE_URL=... bin/run`).
+PASSED_ON = (
+    "TYPESAFE_BASE_URL", "TYPESAFE_API_KEY", "TYPESAFE_DEFAULT_MODEL", "RESOLVER_JUDGMENT_BUDGET_SECONDS",
+    "RESOLVER_TIME_ZONE", "RESOLVER_EVENT_HORIZON_DAYS", "RESOLVER_EVENT_TIME_RANGE_FILTER",
+)
+
+
+def dev_env(*, caldav_url: str, caldav_password: str, web_port: int, environ: dict[str, str]) -> str:
+    """The text of var/dev.env: the local Radicale, the site URL, and whatever PASSED_ON is set."""
+    lines = [f"CALDAV_URL={caldav_url}", f"CALDAV_USERNAME={DEMO_USER}", f"CALDAV_PASSWORD={caldav_password}",
+             f"RESOLVER_SITE_URL=http://127.0.0.1:{web_port}"]
+    lines += [f"{name}={environ[name]}" for name in PASSED_ON if environ.get(name)]
+    return "\n".join(lines) + "\n"
 
 
 def _secret(path: Path) -> str:
@@ -43,12 +58,10 @@ def main() -> None:
             seed(instance.url, DEMO_USER, caldav_password, demo_collections(datetime.now(timezone.utc)))
             marker.touch()
         # The project settings read this file (django-environ's read_env), so the
-        # command and the server agree without anything secret in argv.
-        DEV_ENV.write_text(
-            f"CALDAV_URL={instance.url}\nCALDAV_USERNAME={DEMO_USER}\nCALDAV_PASSWORD={caldav_password}\n"
-            f"RESOLVER_SITE_URL=http://127.0.0.1:{web_port}\n",
-            encoding="utf-8",
-        )
+        # command and the server agree without anything secret in argv; written
+        # anew on every start, so a judge set for one run does not outlive it.
+        DEV_ENV.write_text(dev_env(caldav_url=instance.url, caldav_password=caldav_password, web_port=web_port,
+                                   environ=dict(os.environ)), encoding="utf-8")
         os.chmod(DEV_ENV, 0o600)
         os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lifeproject.settings")
         import django
@@ -81,6 +94,12 @@ def _demo_user() -> tuple[str, str]:
     return token.key, password
 
 
+def demo_titles(kind: str) -> str:
+    """The live demo items of one kind, as the banner lists them (a completed task is not live)."""
+    specs = [spec for _, items in demo_collections(datetime.now(timezone.utc)).values() for spec in items]
+    return ", ".join(f'"{s.title}"' for s in specs if s.kind == kind and s.status != "COMPLETED")
+
+
 def _print_banner(port: int, caldav_url: str, token: str, password: str) -> None:
     base = f"http://127.0.0.1:{port}"
     print(
@@ -92,6 +111,9 @@ lifeproject is running (Ctrl-C stops it and the local Radicale).
   Admin               {base}/admin/
   CalDAV (Radicale)   {caldav_url}  (user {DEMO_USER}, password in var/radicale/password)
   API token           {token}
+
+Demo tasks:  {demo_titles("task")}
+Demo events: {demo_titles("event")}
 
 Try:
   curl -s -X POST {base}/v1/resolve -H 'Authorization: Token {token}' \\

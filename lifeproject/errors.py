@@ -1,4 +1,8 @@
-"""Project error pages: API paths get an envelope, everything else a plain page."""
+"""Project error pages: API paths get an envelope, everything else a plain page.
+
+Unknown API paths never get here (resolver.api.urls answers them, DEBUG or
+not); this covers a 404 raised inside an API view and an unhandled 500.
+"""
 from __future__ import annotations
 
 from typing import Any
@@ -6,7 +10,8 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
 
-from resolver.envelope import error_envelope
+from resolver.domain.errors import InternalError
+from resolver.envelope import error_envelope, internal_error_envelope
 from resolver.services import new_request_id
 
 
@@ -23,7 +28,5 @@ def not_found(request: HttpRequest, exception: Any = None) -> HttpResponse:
 
 def server_error(request: HttpRequest) -> HttpResponse:
     if _is_api(request):
-        body = error_envelope(request_id=new_request_id(), code="internal_error",
-                              message="An unexpected error occurred.")
-        return JsonResponse(body, status=500)
+        return JsonResponse(internal_error_envelope(request_id=new_request_id()), status=InternalError.http_status)
     return defaults.server_error(request)

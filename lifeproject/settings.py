@@ -35,6 +35,8 @@ env = environ.Env(
     RESOLVER_SITE_URL=(str, "http://127.0.0.1:8000"),
     RESOLVER_CLARIFICATION_MAX_AGE_SECONDS=(int, 900),
     RESOLVER_THROTTLE_RATE=(str, "120/min"),
+    # IANA zone for requests that name none; empty means TIME_ZONE (UTC).
+    RESOLVER_TIME_ZONE=(str, ""),
     # HTTPS hardening: off by default for local development over plain HTTP;
     # the production environment (docs/performance.md) turns every one on.
     SECURE_SSL_REDIRECT=(bool, False),
@@ -190,6 +192,7 @@ RESOLVER = {
     "PROVENANCE_TTL_SECONDS": env("RESOLVER_PROVENANCE_TTL_SECONDS"),
     "SITE_URL": env("RESOLVER_SITE_URL"),
     "CLARIFICATION_MAX_AGE_SECONDS": env("RESOLVER_CLARIFICATION_MAX_AGE_SECONDS"),
+    "TIME_ZONE": env("RESOLVER_TIME_ZONE") or None,
 }
 
 LOGGING = {

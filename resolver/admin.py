@@ -13,33 +13,17 @@ from typing import Any
 
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
-from django.db import transaction
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
-from django.template import engines
 from django.template.response import TemplateResponse
 from django.urls import path
-from django.utils import timezone as django_timezone
 from django.utils.html import format_html
 
-from resolver import provenance
+from resolver import provenance, thresholds
 from resolver.domain.judgment import QUESTION_ID, question_fingerprint
 from resolver.models import ApprovedThreshold, ProvenanceEntry
 
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-# Changing any of these on an active row voids its approval.
-_APPROVED_FIELDS = ("question", "model", "fingerprint", "threshold")
-
-
-def refusal_reason(row: ApprovedThreshold, current_fingerprint: str) -> str | None:
-    """Why this row may not be activated, or None when it may."""
-    if row.question != QUESTION_ID:
-        return f"it was evaluated for question {row.question!r}, not {QUESTION_ID!r}"
-    if row.fingerprint != current_fingerprint:
-        return "its fingerprint does not match the current question wording"
-    if not 0.0 <= row.threshold <= 1.0:
-        return "its threshold is outside [0, 1]"
-    return None
 
 
 @admin.register(ApprovedThreshold)
@@ -121,7 +105,7 @@ class ApprovedThresholdAdmin(admin.ModelAdmin):
                 "A threshold is activated only by the “Approve and activate” action; it was saved inactive.",
                 messages.WARNING,
             )
-        elif was_active and any(getattr(previous, f) != getattr(obj, f) for f in _APPROVED_FIELDS):
+        elif was_active and thresholds.approval_voided(previous, obj):
             obj.active = False
             obj.approved_by = None
             obj.approved_at = None
@@ -131,21 +115,12 @@ class ApprovedThresholdAdmin(admin.ModelAdmin):
 
     @admin.action(description="Approve and activate selected thresholds", permissions=["change"])
     def approve_and_activate(self, request: HttpRequest, queryset: QuerySet[ApprovedThreshold]) -> None:
-        current = question_fingerprint()
-        approvable: list[int] = []
-        for row in queryset:
-            reason = refusal_reason(row, current)
-            if reason is None:
-                approvable.append(row.pk)
-            else:
-                self.message_user(request, f"Threshold #{row.pk} was not approved: {reason}.", messages.ERROR)
-        if not approvable:
-            return
-        with transaction.atomic():
-            ApprovedThreshold.objects.filter(pk__in=approvable).update(
-                active=True, approved_by=request.user, approved_at=django_timezone.now()
-            )
-        self.message_user(request, f"Approved and activated {len(approvable)} threshold(s).", messages.SUCCESS)
+        result = thresholds.approve_thresholds(rows=queryset, user=request.user)
+        for pk, reason in result.refused.items():
+            self.message_user(request, f"Threshold #{pk} was not approved: {reason}.", messages.ERROR)
+        if result.approved:
+            self.message_user(request, f"Approved and activated {len(result.approved)} threshold(s).",
+                              messages.SUCCESS)
 
     @admin.action(description="Deactivate selected thresholds", permissions=["change"])
     def deactivate(self, request: HttpRequest, queryset: QuerySet[ApprovedThreshold]) -> None:
@@ -153,52 +128,11 @@ class ApprovedThresholdAdmin(admin.ModelAdmin):
         self.message_user(request, f"Deactivated {count} threshold(s).", messages.SUCCESS)
 
 
-# Provenance lives in the cache, not in a table: two small pages rendered from
-# inline templates, listed in the admin through an unmanaged model.
-_PROVENANCE_LIST = engines["django"].from_string(
-    """{% extends "admin/base_site.html" %}
-{% block breadcrumbs %}<div class="breadcrumbs"><a href="{% url 'admin:index' %}">Home</a> &rsaquo; {{ title }}</div>{% endblock %}
-{% block content %}
-<p>Entries expire {{ ttl }} seconds after they were recorded; expired ones are gone.</p>
-{% if entries %}
-<table>
-  <thead><tr><th>request ID</th><th>recorded (UTC)</th><th>model</th><th>candidates</th>
-  <th>decision</th><th>reason</th><th>latency ms</th><th>attempts</th></tr></thead>
-  <tbody>
-  {% for e in entries %}
-  <tr><td><a href="{% url 'admin:resolver_provenanceentry_detail' e.request_id %}">{{ e.request_id }}</a></td>
-  <td>{{ e.recorded }}</td><td>{{ e.provenance.model|default:"-" }}</td>
-  <td>{{ e.provenance.candidate_count|default:"-" }}</td><td>{{ e.decision }}</td><td>{{ e.reason }}</td>
-  <td>{{ e.provenance.latency_ms|default:"-" }}</td><td>{{ e.provenance.attempts|default:"-" }}</td></tr>
-  {% endfor %}
-  </tbody>
-</table>
-{% else %}<p>No recent entries.</p>{% endif %}
-{% endblock %}"""
-)
+# Provenance lives in the cache, not in a table: two small pages, listed in the
+# admin through an unmanaged model.
+_PROVENANCE_LIST = "admin/resolver/provenance_list.html"
 
-_PROVENANCE_DETAIL = engines["django"].from_string(
-    """{% extends "admin/base_site.html" %}
-{% block breadcrumbs %}<div class="breadcrumbs"><a href="{% url 'admin:index' %}">Home</a> &rsaquo;
-<a href="{% url 'admin:resolver_provenanceentry_changelist' %}">Judgment provenance</a> &rsaquo; {{ request_id }}</div>{% endblock %}
-{% block content %}
-{% if entry %}
-<table>
-  <tr><th>recorded (UTC)</th><td>{{ recorded }}</td></tr>
-  <tr><th>decision</th><td>{{ entry.decision }}</td></tr>
-  <tr><th>reason</th><td>{{ entry.reason }}</td></tr>
-  {% for name, value in provenance_rows %}<tr><th>{{ name }}</th><td>{{ value|default_if_none:"-" }}</td></tr>{% endfor %}
-</table>
-<h2>Candidates</h2>
-<table>
-  <thead><tr><th>candidate number</th><th>probability</th><th>item ID</th></tr></thead>
-  <tbody>{% for number, p, item_id in candidates %}
-  <tr><td>{{ number }}</td><td>{{ p|default_if_none:"-" }}</td><td>{{ item_id|default:"-" }}</td></tr>
-  {% endfor %}</tbody>
-</table>
-{% else %}<p>No entry for this request ID: it may have expired.</p>{% endif %}
-{% endblock %}"""
-)
+_PROVENANCE_DETAIL = "admin/resolver/provenance_detail.html"
 
 
 def _recorded(entry: dict[str, Any]) -> str:

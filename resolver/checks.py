@@ -1,12 +1,29 @@
-"""System checks: configuration problems fail loudly at start-up."""
+"""System checks: configuration problems fail loudly at start-up, each naming its setting.
+
+| id | what |
+|---|---|
+| resolver.E001 | SECRET_KEY is the development default while DEBUG is off |
+| resolver.E002 | an unknown key in RESOLVER (a typo would silently fall back to a default) |
+| resolver.E003 | a backend path (CALENDAR_BACKEND, JUDGE_BACKEND) that does not import |
+| resolver.E004 | a URL setting without an http(s) scheme and host |
+| resolver.E005 | TIME_ZONE is not an IANA zone |
+| resolver.E006 | a limit that is not a positive integer, or MAX_CANDIDATES above 19 |
+| resolver.W001 | CALDAV_URL is empty while the CalDAV backend is in use |
+"""
 from __future__ import annotations
 
+import zoneinfo
 from typing import Any
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core import checks
 
-from resolver.conf import resolver_settings
+from resolver.conf import DEFAULTS, IMPORT_STRINGS, import_setting, resolver_settings, user_settings
+from resolver.domain.judgment import MAX_CANDIDATES
+
+_URL_SETTINGS = ("CALDAV_URL", "TYPESAFE_BASE_URL", "SITE_URL")
+_LIMITS = ("MAX_TEXT_LENGTH", "MAX_COLLECTION_IDS", "MAX_CANDIDATES", "MAX_BODY_BYTES")
 
 
 @checks.register(checks.Tags.security, deploy=False)
@@ -24,8 +41,82 @@ def check_secret_key(app_configs: Any = None, **kwargs: Any) -> list[checks.Chec
 
 
 @checks.register()
-def check_caldav(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
-    if not resolver_settings.CALDAV_URL:
+def check_resolver_settings(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    return [*_unknown_keys(), *_backends(), *_urls(), *_time_zone(), *_limits(), *_caldav_url_set()]
+
+
+def _unknown_keys() -> list[checks.CheckMessage]:
+    return [
+        checks.Error(f"RESOLVER[{name!r}] is not a resolver setting.",
+                     hint=f"Known keys: {', '.join(sorted(DEFAULTS))}.", id="resolver.E002")
+        for name in sorted(set(user_settings()) - set(DEFAULTS), key=str)
+    ]
+
+
+def _backends() -> list[checks.CheckMessage]:
+    problems = []
+    for name in IMPORT_STRINGS:
+        path = getattr(resolver_settings, name)
+        if path is None:
+            continue
+        try:
+            if not isinstance(path, str):
+                raise ImportError("not a dotted path string")
+            backend = import_setting(name)
+        except ImportError as err:
+            problems.append(checks.Error(f"RESOLVER[{name!r}] = {path!r} does not import: {err.__cause__ or err}",
+                                         hint="Give the dotted path of a callable.", id="resolver.E003"))
+            continue
+        if not callable(backend):
+            problems.append(checks.Error(f"RESOLVER[{name!r}] = {path!r} is not callable.",
+                                         hint="Give the dotted path of a callable.", id="resolver.E003"))
+    return problems
+
+
+def _urls() -> list[checks.CheckMessage]:
+    problems = []
+    for name in _URL_SETTINGS:
+        value = getattr(resolver_settings, name)
+        if not value:  # empty means "not used" (or W001 for CALDAV_URL)
+            continue
+        parts = urlsplit(str(value))
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            problems.append(checks.Error(
+                f"RESOLVER[{name!r}] = {value!r} is not an http(s) URL with a host.",
+                hint="Write the scheme and host, e.g. http://127.0.0.1:8400.", id="resolver.E004"))
+    return problems
+
+
+def _time_zone() -> list[checks.CheckMessage]:
+    value = resolver_settings.TIME_ZONE
+    try:
+        if not isinstance(value, str) or not value:
+            raise ValueError(value)
+        zoneinfo.ZoneInfo(value)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
+        return [checks.Error(f"RESOLVER['TIME_ZONE'] = {value!r} is not an IANA time zone.",
+                             hint="Use a name such as Europe/Berlin, or leave it unset for TIME_ZONE.",
+                             id="resolver.E005")]
+    return []
+
+
+def _limits() -> list[checks.CheckMessage]:
+    problems = []
+    for name in _LIMITS:
+        value = getattr(resolver_settings, name)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            problems.append(checks.Error(f"RESOLVER[{name!r}] = {value!r} is not a positive integer.",
+                                         id="resolver.E006"))
+        elif name == "MAX_CANDIDATES" and value > MAX_CANDIDATES:
+            problems.append(checks.Error(
+                f"RESOLVER['MAX_CANDIDATES'] = {value!r} is above {MAX_CANDIDATES}, the most the judge is shown.",
+                id="resolver.E006"))
+    return problems
+
+
+def _caldav_url_set() -> list[checks.CheckMessage]:
+    # Only the CalDAV backend reads it; another backend may need no URL at all.
+    if resolver_settings.CALENDAR_BACKEND == DEFAULTS["CALENDAR_BACKEND"] and not resolver_settings.CALDAV_URL:
         return [
             checks.Warning(
                 "RESOLVER['CALDAV_URL'] is empty; every resolution will fail.",

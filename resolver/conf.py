@@ -10,8 +10,20 @@ from typing import Any
 from django.conf import settings
 from django.core.signals import setting_changed
 from django.dispatch import receiver
+from django.utils.module_loading import import_string
+
+from resolver.domain.judgment import MAX_CANDIDATES
 
 DEFAULTS: dict[str, Any] = {
+    # Backends, by dotted path (IMPORT_STRINGS below). The calendar backend is a
+    # callable taking `settings=` (this module's resolver_settings) and returning
+    # a resolver.domain.ports.CalendarSource.
+    "CALENDAR_BACKEND": "resolver.calendars.caldav_from_settings",
+    # None: the environment decides (Jev when a key or base URL is set, else off).
+    "JUDGE_BACKEND": None,
+    # The zone a request's time expressions are read in when it names none;
+    # None means Django's TIME_ZONE.
+    "TIME_ZONE": None,
     # CalDAV
     "CALDAV_URL": "",
     "CALDAV_USERNAME": "",
@@ -20,7 +32,8 @@ DEFAULTS: dict[str, Any] = {
     "EVENT_HORIZON_DAYS": 90,
     "EVENT_TIME_RANGE_FILTER": True,
     # Matching
-    "MAX_CANDIDATES": 19,
+    # The judge never sees more than this; a setting may lower it, never raise it.
+    "MAX_CANDIDATES": MAX_CANDIDATES,
     "MAX_TEXT_LENGTH": 500,
     "MAX_COLLECTION_IDS": 50,
     # API request bodies: a valid request is far smaller (500 characters of text,
@@ -41,6 +54,23 @@ DEFAULTS: dict[str, Any] = {
 }
 
 
+# Settings that name code: checked at start-up (resolver.checks), imported on use.
+IMPORT_STRINGS = ("CALENDAR_BACKEND", "JUDGE_BACKEND")
+
+
+def import_setting(name: str) -> Any:
+    """The object a dotted-path setting names; ImportError names the setting."""
+    path = getattr(resolver_settings, name)
+    try:
+        return import_string(path)
+    except ImportError as err:
+        raise ImportError(f"RESOLVER[{name!r}] = {path!r} could not be imported: {err}") from err
+
+
+def user_settings() -> dict[str, Any]:
+    return dict(getattr(settings, "RESOLVER", {}) or {})
+
+
 class ResolverSettings:
     def __init__(self) -> None:
         self._cache: dict[str, Any] = {}
@@ -49,8 +79,10 @@ class ResolverSettings:
         if name not in DEFAULTS:
             raise AttributeError(f"Unknown resolver setting: {name}")
         if name not in self._cache:
-            user = getattr(settings, "RESOLVER", {}) or {}
-            self._cache[name] = user.get(name, DEFAULTS[name])
+            value = user_settings().get(name, DEFAULTS[name])
+            if name == "TIME_ZONE" and value is None:
+                value = settings.TIME_ZONE
+            self._cache[name] = value
         return self._cache[name]
 
     def reload(self) -> None:
@@ -62,5 +94,5 @@ resolver_settings = ResolverSettings()
 
 @receiver(setting_changed)
 def _reload(*, setting: str, **kwargs: Any) -> None:
-    if setting == "RESOLVER":
+    if setting in ("RESOLVER", "TIME_ZONE"):
         resolver_settings.reload()

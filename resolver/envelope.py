@@ -1,24 +1,40 @@
-"""Outcome or error -> the response envelope shared by the API, the command and the page."""
+"""Outcome or error -> the response envelope. Every shape is built here, once.
+
+The API, the command, the page and the MCP door all render these dicts; none
+of them writes an envelope of its own. Additive changes keep SCHEMA_VERSION.
+"""
 from __future__ import annotations
 
-from typing import Any
+from datetime import datetime, timezone
+from typing import Any, Iterable
 
-from resolver.domain.errors import ResolverError
-from resolver.domain.items import Item, Kind
-from resolver.domain.pipeline import Outcome, Status, Warning
+from resolver.domain.errors import InternalError, ResolverError
+from resolver.domain.items import Collection, Item, Kind
+from resolver.domain.pipeline import Outcome, OutcomeWarning, Status
 
 SCHEMA_VERSION = 1
 
 
-def _warning(warning: Warning) -> dict[str, Any]:
+def _warning(warning: OutcomeWarning) -> dict[str, Any]:
     return {"code": warning.code, "message": warning.message, "details": warning.details}
 
 
-def candidate_dict(item: Item) -> dict[str, Any]:
+def iso_utc(moment: datetime | None) -> str | None:
+    """`2026-05-05T09:00:00Z`: ISO 8601 in UTC, whatever zone the moment came in."""
+    if moment is None:
+        return None
+    if moment.tzinfo is None:  # the calendar layer reports aware UTC; a naive one is UTC too
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+def item_dict(item: Item, outcome: Outcome) -> dict[str, Any]:
+    """The facts a caller acts on: where the item is (`href`), its version (`etag`), which instance."""
     data: dict[str, Any] = {
         "item_id": item.item_id,
         "uid": item.uid,
         "collection_id": item.collection_id,
+        "href": item.href,
         "title": item.title,
         "etag": item.etag,
         "kind": item.kind.value,
@@ -27,6 +43,8 @@ def candidate_dict(item: Item) -> dict[str, Any]:
         data["due"] = item.due
     else:
         data["start"] = item.start
+        occurrence = outcome.occurrences.get(item.item_id)
+        data["occurrence"] = occurrence.as_dict() if occurrence is not None else None
     return data
 
 
@@ -36,26 +54,22 @@ def outcome_envelope(
     method = outcome.method.value if outcome.method else None
     if outcome.status is Status.OK:
         assert outcome.item is not None
-        item = outcome.item
         data: dict[str, Any] = {
-            "item_id": item.item_id,
-            "uid": item.uid,
-            "collection_id": item.collection_id,
-            "title": item.title,
-            "kind": item.kind.value,
-            "etag": item.etag,
+            **item_dict(outcome.item, outcome),
             "method": method,
             "judgment_provenance": provenance,
+            "read_at": iso_utc(outcome.read_at),
         }
     else:
         candidates = []
         for item in outcome.candidates:
-            entry = candidate_dict(item)
+            entry = item_dict(item, outcome)
             if outcome.probabilities:
                 entry["probability"] = outcome.probabilities.get(item.item_id, 0.0)
                 entry["suggested"] = item.item_id == outcome.suggested_item_id
             candidates.append(entry)
         data = {
+            "reason": outcome.reason,
             "questions": [
                 {
                     "id": "reference_selection",
@@ -66,31 +80,43 @@ def outcome_envelope(
             "candidates": candidates,
             "method": method,
             "judgment_provenance": provenance,
+            "read_at": iso_utc(outcome.read_at),
         }
         if clarification_url:
             data["clarification_url"] = clarification_url
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "request_id": outcome.request_id,
-        "status": outcome.status.value,
-        "data": data,
-        "warnings": [_warning(w) for w in outcome.warnings],
-        "error": None,
-    }
+    return _envelope(request_id=outcome.request_id, status=outcome.status.value, data=data,
+                     warnings=[_warning(w) for w in outcome.warnings])
+
+
+def collections_envelope(collections: Iterable[Collection], *, request_id: str) -> dict[str, Any]:
+    data = {"collections": [{"collection_id": c.collection_id, "display_name": c.display_name}
+                            for c in collections]}
+    return _envelope(request_id=request_id, status="ok", data=data)
 
 
 def error_envelope(
     *, request_id: str, code: str, message: str, details: dict[str, Any] | None = None
 ) -> dict[str, Any]:
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "request_id": request_id,
-        "status": "error",
-        "data": None,
-        "warnings": [],
-        "error": {"code": code, "message": message, "details": details or {}},
-    }
+    return _envelope(request_id=request_id, status="error", data=None,
+                     error={"code": code, "message": message, "details": details or {}})
 
 
 def resolver_error_envelope(error: ResolverError, *, request_id: str) -> dict[str, Any]:
     return error_envelope(request_id=request_id, code=error.code, message=error.message, details=error.details)
+
+
+def internal_error_envelope(*, request_id: str) -> dict[str, Any]:
+    """A bug on our side: the code and a fixed message, never the exception's text."""
+    return error_envelope(request_id=request_id, code=InternalError.code, message=InternalError.default_message)
+
+
+def _envelope(*, request_id: str, status: str, data: dict[str, Any] | None,
+              warnings: list[dict[str, Any]] | None = None, error: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "request_id": request_id,
+        "status": status,
+        "data": data,
+        "warnings": warnings or [],
+        "error": error,
+    }

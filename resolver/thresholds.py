@@ -1,9 +1,67 @@
-"""Read approved thresholds for the pipeline. Approving happens in the admin only."""
+"""Approved thresholds: the rule for approving one, and reading them for the pipeline.
+
+A threshold becomes active only through `approve_thresholds` (the admin's
+"Approve and activate" action calls it), which records who approved it and
+when and refuses a row evaluated for another question wording.
+"""
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Iterable
+
+from django.db import transaction
+from django.utils import timezone as django_timezone
+
 from resolver.conf import resolver_settings
-from resolver.domain.judgment import ThresholdRule
+from resolver.domain.judgment import QUESTION_ID, ThresholdRule, question_fingerprint
 from resolver.models import ApprovedThreshold
+
+# Changing any of these on an active row voids its approval.
+APPROVED_FIELDS = ("question", "model", "fingerprint", "threshold")
+
+
+@dataclass(frozen=True)
+class ApprovalResult:
+    approved: tuple[int, ...] = ()
+    # Primary key -> why that row was not approved.
+    refused: dict[int, str] = field(default_factory=dict)
+
+
+def refusal_reason(row: ApprovedThreshold, current_fingerprint: str) -> str | None:
+    """Why this row may not be activated, or None when it may."""
+    if row.question != QUESTION_ID:
+        return f"it was evaluated for question {row.question!r}, not {QUESTION_ID!r}"
+    if row.fingerprint != current_fingerprint:
+        return "its fingerprint does not match the current question wording"
+    if not 0.0 <= row.threshold <= 1.0:
+        return "its threshold is outside [0, 1]"
+    return None
+
+
+def approve_thresholds(*, rows: Iterable[ApprovedThreshold], user: Any,
+                       now: datetime | None = None) -> ApprovalResult:
+    """Activate every row that may be activated, recording `user` and the time; refuse the rest."""
+    current = question_fingerprint()
+    approvable: list[int] = []
+    refused: dict[int, str] = {}
+    for row in rows:
+        reason = refusal_reason(row, current)
+        if reason is None:
+            approvable.append(row.pk)
+        else:
+            refused[row.pk] = reason
+    if approvable:
+        with transaction.atomic():
+            ApprovedThreshold.objects.filter(pk__in=approvable).update(
+                active=True, approved_by=user, approved_at=now or django_timezone.now()
+            )
+    return ApprovalResult(approved=tuple(approvable), refused=refused)
+
+
+def approval_voided(previous: ApprovedThreshold, current: ApprovedThreshold) -> bool:
+    """Whether an edit changed what was approved (so the row must be deactivated)."""
+    return any(getattr(previous, name) != getattr(current, name) for name in APPROVED_FIELDS)
 
 
 class DatabaseThresholdPolicy:

@@ -1,7 +1,6 @@
 """Every API error, DRF's own included, leaves as an envelope. Mapped here and only here."""
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from django.core.exceptions import SuspiciousOperation
@@ -9,10 +8,8 @@ from django.http import Http404
 from rest_framework import exceptions
 from rest_framework.response import Response
 
-from resolver.domain.errors import HTTP_ONLY_CODES, ResolverError
+from resolver.domain.errors import HTTP_ONLY_CODES, InternalError, ResolverError
 from resolver.envelope import error_envelope
-
-logger = logging.getLogger("resolver.api")
 
 _DRF_CODES: list[tuple[type[Exception], str]] = [
     (exceptions.NotAuthenticated, "not_authenticated"),
@@ -41,21 +38,24 @@ def envelope_exception_handler(exc: Exception, context: dict[str, Any]) -> Respo
     request = context.get("request")
     request_id = request_id_of(request)
     headers: dict[str, str] = {}
+    from resolver.services import error_envelope_for
+
     if isinstance(exc, ResolverError):
-        body = error_envelope(request_id=request_id, code=exc.code, message=exc.message, details=exc.details)
-        return Response(body, status=exc.http_status)
+        return Response(error_envelope_for(exc, request_id=request_id), status=exc.http_status)
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     if isinstance(exc, SuspiciousOperation):
         # Django's own input limits (RequestDataTooBig, TooManyFieldsSent, a bad
         # Host header): the client's fault, so a 400 and never a logged 500.
-        body = error_envelope(request_id=request_id, code="invalid_request", message="The request is not valid.")
+        body = error_envelope(request_id=request_id, code="invalid_request", message="The request is not valid.",
+                              details={"field": "body"})
         return Response(body, status=400)
     if isinstance(exc, (exceptions.ParseError, exceptions.ValidationError)):
-        details = exc.detail if isinstance(exc, exceptions.ValidationError) else {}
-        message = "The request is not valid." if details else str(exc.detail)
+        # The request rules are parse_document's; what reaches here is about the
+        # body as a whole (not JSON, nested too deeply), in the same details shape.
+        message = str(exc.detail) if isinstance(exc, exceptions.ParseError) else "The request is not valid."
         body = error_envelope(request_id=request_id, code="invalid_request", message=message,
-                              details={"fields": details} if details else {})
+                              details={"field": "body"})
         return Response(body, status=400)
     for exc_type, code in _DRF_CODES:
         if isinstance(exc, exc_type):
@@ -69,6 +69,4 @@ def envelope_exception_handler(exc: Exception, context: dict[str, Any]) -> Respo
             body = error_envelope(request_id=request_id, code=code, message=str(exc.detail), details=details)
             return Response(body, status=HTTP_ONLY_CODES[code], headers=headers)
     # Anything else is ours to fix; the client learns nothing about internals.
-    logger.exception("unexpected error", extra={"request_id": request_id})
-    body = error_envelope(request_id=request_id, code="internal_error", message="An unexpected error occurred.")
-    return Response(body, status=500)
+    return Response(error_envelope_for(exc, request_id=request_id), status=InternalError.http_status)

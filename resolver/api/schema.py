@@ -34,11 +34,23 @@ from rest_framework.response import Response
 from resolver.api.serializers import ResolveInputSerializer
 from resolver.conf import DEFAULTS
 from resolver.domain import errors
-from resolver.domain.pipeline import MAX_COLLECTION_IDS, MAX_TEXT_LENGTH
 from resolver.domain.items import Kind, Method
+from resolver.domain.judgment import MAX_CANDIDATES
 from resolver.envelope import SCHEMA_VERSION
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+MAX_TEXT_LENGTH = DEFAULTS["MAX_TEXT_LENGTH"]
+MAX_COLLECTION_IDS = DEFAULTS["MAX_COLLECTION_IDS"]
+
+# Why a clarification was needed: `data.reason`, a stable code for programs.
+REASONS: dict[str, str] = {
+    "duplicate_titles": "Several live items match the reference exactly (ID, UID or title).",
+    "ambiguous": "Several candidates and no decision: the judge is off or unavailable, a tie, "
+                 "or the top candidate is below an approved threshold.",
+    "judge_no_match": "The judge's most probable option is `no_match`.",
+    "no_candidates": "Nothing matched the reference.",
+}
 
 # --- error codes, by HTTP status -------------------------------------------
 
@@ -79,8 +91,8 @@ _WHEN: dict[str, str] = {
 
 _EXAMPLE_ERRORS: dict[str, tuple[str, dict[str, Any]]] = {
     "invalid_request": (
-        "The request is not valid.",
-        {"fields": {"text": [f"Ensure this field has no more than {MAX_TEXT_LENGTH} characters."]}},
+        f"`text` must be at most {MAX_TEXT_LENGTH} characters.",
+        {"field": "text", "max_length": MAX_TEXT_LENGTH},
     ),
     "collection_not_found": ("Unknown collection ID.", {"collection_ids": ["holidays"]}),
     "not_authenticated": ("Authentication credentials were not provided.", {}),
@@ -156,26 +168,52 @@ class JudgmentProvenanceSerializer(serializers.Serializer):
     attempts = serializers.IntegerField(min_value=1)
 
 
-class ResolvedItemSerializer(serializers.Serializer):
+class OccurrenceSerializer(serializers.Serializer):
+    start = serializers.CharField(help_text="ISO 8601 with offset.")
+    end = serializers.CharField(help_text="ISO 8601 with offset.")
+    recurrence_id = serializers.CharField(
+        allow_null=True, help_text="The instance's RECURRENCE-ID (ISO 8601), to act on this one instance of "
+                                   "a series; null for a single event."
+    )
+
+
+def _occurrence() -> serializers.Field:
+    return OccurrenceSerializer(
+        allow_null=True, required=False,
+        help_text="Events only: the occurrence the reference names, else the next live one; null when unknown.",
+    )
+
+
+def _read_at() -> serializers.Field:
+    return _schema_field({
+        "oneOf": [{"type": "string", "format": "date-time"}, {"type": "null"}],
+        "description": "When this request read the calendar: ISO 8601 in UTC (`Z`).",
+    })
+
+
+class ItemFieldsSerializer(serializers.Serializer):
     item_id = serializers.CharField(help_text="Stable ID derived from the collection path and the UID.")
     uid = serializers.CharField(allow_blank=True)
     collection_id = serializers.CharField(allow_blank=True)
+    href = serializers.CharField(
+        allow_blank=True, help_text="The resource's path exactly as the server reported it: the target of a "
+                                    "conditional write (If-Match: etag). Never built from the UID."
+    )
     title = serializers.CharField(allow_blank=True)
-    kind = _enum(_KINDS)
     etag = serializers.CharField(allow_blank=True, help_text="The ETag read just now, for a conditional write.")
-    method = _enum(_METHODS, description="How the item was chosen.")
-    judgment_provenance = JudgmentProvenanceSerializer(allow_null=True)
-
-
-class CandidateSerializer(serializers.Serializer):
-    item_id = serializers.CharField()
-    uid = serializers.CharField(allow_blank=True)
-    collection_id = serializers.CharField(allow_blank=True)
-    title = serializers.CharField(allow_blank=True)
-    etag = serializers.CharField(allow_blank=True)
     kind = _enum(_KINDS)
     due = serializers.CharField(allow_null=True, required=False, help_text="Tasks only.")
     start = serializers.CharField(allow_null=True, required=False, help_text="Events only.")
+    occurrence = _occurrence()
+
+
+class ResolvedItemSerializer(ItemFieldsSerializer):
+    method = _enum(_METHODS, description="How the item was chosen.")
+    judgment_provenance = JudgmentProvenanceSerializer(allow_null=True)
+    read_at = _read_at()
+
+
+class CandidateSerializer(ItemFieldsSerializer):
     probability = serializers.FloatField(
         min_value=0.0, max_value=1.0, required=False, help_text="Only when the judgment service answered."
     )
@@ -194,10 +232,13 @@ class ClarificationQuestionSerializer(serializers.Serializer):
 
 
 class ClarificationSerializer(serializers.Serializer):
+    reason = _enum(list(REASONS), description="Why a clarification was needed, for programs: "
+                   + " ".join(f"`{code}`: {text}" for code, text in REASONS.items()))
     questions = ClarificationQuestionSerializer(many=True)
-    candidates = CandidateSerializer(many=True, help_text="At most 19, best first.")
+    candidates = CandidateSerializer(many=True, help_text=f"At most {MAX_CANDIDATES}, best first.")
     method = _enum(_METHODS, nullable=True)
     judgment_provenance = JudgmentProvenanceSerializer(allow_null=True)
+    read_at = _read_at()
     clarification_url = serializers.URLField(required=False, help_text="A page where a person can choose.")
 
 
@@ -315,65 +356,132 @@ def response_headers(statuses: Iterable[int]) -> list[OpenApiParameter]:
 
 # --- examples -----------------------------------------------------------------
 
+_READ_AT = "2026-03-10T08:15:02.114Z"
 _ITEM = {
     "item_id": "itm_4f2d8c0a9b7e6d5c4b3a291807f6e5d4",
     "uid": "t-portfolio",
     "collection_id": "work",
+    "href": "/demo/work/not-the-uid-4711.ics",
     "title": "Draft portfolio outline",
-    "kind": "task",
     "etag": '"1700000000-42"',
+    "kind": "task",
+    "due": "2026-03-13T09:00:00+00:00",
 }
-RESOLVED_EXAMPLE = OpenApiExample(
-    "resolved",
-    summary="Exactly one live item matches exactly",
-    value={
-        "schema_version": SCHEMA_VERSION,
-        "request_id": "req_2b1f3c4d5e6f47a8b9c0d1e2f3a4b5c6",
-        "status": "ok",
-        "data": {**_ITEM, "method": "deterministic", "judgment_provenance": None},
-        "warnings": [],
-        "error": None,
-    },
-    status_codes=["200"],
-    response_only=True,
-)
-CLARIFICATION_EXAMPLE = OpenApiExample(
-    "needs_clarification",
-    summary="Two items share the title; the person chooses",
-    value={
-        "schema_version": SCHEMA_VERSION,
-        "request_id": "req_7c6b5a4f3e2d41c0b9a8f7e6d5c4b3a2",
-        "status": "needs_clarification",
-        "data": {
-            "questions": [{
-                "id": "reference_selection",
-                "prompt": "2 items match this reference exactly. Which one do you mean?",
-                "options": [
-                    {"label": "Team offsite planning", "value": "itm_a1b2c3d4e5f60718293a4b5c6d7e8f90"},
-                    {"label": "Team offsite planning", "value": "itm_0f9e8d7c6b5a49382716f5e4d3c2b1a0"},
-                ],
-            }],
-            "candidates": [
-                {"item_id": "itm_a1b2c3d4e5f60718293a4b5c6d7e8f90", "uid": "t-offsite-personal",
-                 "collection_id": "personal", "title": "Team offsite planning", "etag": '"1700000000-7"',
-                 "kind": "task", "due": None},
-                {"item_id": "itm_0f9e8d7c6b5a49382716f5e4d3c2b1a0", "uid": "t-offsite-work",
-                 "collection_id": "work", "title": "Team offsite planning", "etag": '"1700000000-9"',
-                 "kind": "task", "due": "2026-03-14T09:00:00+00:00"},
-            ],
-            "method": "deterministic",
-            "judgment_provenance": None,
-            "clarification_url": "https://resolver.example/resolve/clarify/eyJ0b2tlbiI6Ii4uLiJ9/",
+_EVENT = {
+    "item_id": "itm_9a8b7c6d5e4f30211203f4e5d6c7b8a9",
+    "uid": "demo-weekly-sync",
+    "collection_id": "work",
+    "href": "/demo/work/demo-weekly-sync.ics",
+    "title": "Weekly sync",
+    "etag": '"1700000000-12"',
+    "kind": "event",
+    "start": "2025-03-11T09:00:00+00:00",
+    "occurrence": {"start": "2026-03-17T09:00:00+00:00", "end": "2026-03-17T10:00:00+00:00",
+                   "recurrence_id": "2026-03-17T09:00:00+00:00"},
+}
+
+
+def _ok(name: str, summary: str, item: dict[str, Any]) -> OpenApiExample:
+    return OpenApiExample(
+        name,
+        summary=summary,
+        value={
+            "schema_version": SCHEMA_VERSION,
+            "request_id": "req_2b1f3c4d5e6f47a8b9c0d1e2f3a4b5c6",
+            "status": "ok",
+            "data": {**item, "method": "deterministic", "judgment_provenance": None, "read_at": _READ_AT},
+            "warnings": [],
+            "error": None,
         },
-        "warnings": [],
-        "error": None,
-    },
-    status_codes=["200"],
-    response_only=True,
-)
+        status_codes=["200"],
+        response_only=True,
+    )
+
+
+RESOLVED_EXAMPLE = _ok("resolved", "Exactly one live item matches exactly", _ITEM)
+RESOLVED_EVENT_EXAMPLE = _ok("resolved_event", "A recurring event: act on `occurrence.recurrence_id`", _EVENT)
+
+_OFFSITE = [
+    {"item_id": "itm_a1b2c3d4e5f60718293a4b5c6d7e8f90", "uid": "t-offsite-personal", "collection_id": "personal",
+     "href": "/demo/personal/t-offsite-personal.ics", "title": "Team offsite planning",
+     "etag": '"1700000000-7"', "kind": "task", "due": None},
+    {"item_id": "itm_0f9e8d7c6b5a49382716f5e4d3c2b1a0", "uid": "t-offsite-work", "collection_id": "work",
+     "href": "/demo/work/0b1c9e4e-offsite.ics", "title": "Team offsite planning",
+     "etag": '"1700000000-9"', "kind": "task", "due": "2026-03-14T09:00:00+00:00"},
+]
+_DESIGN = [
+    {"item_id": "itm_5d4c3b2a1f0e49d8c7b6a5f4e3d2c1b0", "uid": "demo-design-review", "collection_id": "work",
+     "href": "/demo/work/demo-design-review.ics", "title": "Design review", "etag": '"1700000000-3"',
+     "kind": "event", "start": "2026-03-12T09:00:00+00:00",
+     "occurrence": {"start": "2026-03-12T09:00:00+00:00", "end": "2026-03-12T10:00:00+00:00",
+                    "recurrence_id": None}},
+    {"item_id": "itm_b0c1d2e3f4a5968778695a4b3c2d1e0f", "uid": "demo-design-retro", "collection_id": "work",
+     "href": "/demo/work/demo-design-retro.ics", "title": "Design retro", "etag": '"1700000000-4"',
+     "kind": "event", "start": "2026-03-14T09:00:00+00:00",
+     "occurrence": {"start": "2026-03-14T09:00:00+00:00", "end": "2026-03-14T10:00:00+00:00",
+                    "recurrence_id": None}},
+]
+_JUDGED = {"question": "reference_match.v1", "fingerprint": "sha256:3f1e...", "model": "jev-2026-01",
+           "jev_request_id": "jev_8c7b6a", "candidate_count": 2, "latency_ms": 412, "attempts": 1}
+
+
+def _clarification(reason: str, summary: str, prompt: str, candidates: list[dict[str, Any]], *,
+                   method: str | None, warnings: list[dict[str, Any]] | None = None,
+                   judged: dict[str, float] | None = None) -> OpenApiExample:
+    listed = []
+    for candidate in candidates:
+        entry = dict(candidate)
+        if judged is not None:
+            entry["probability"] = judged[candidate["uid"]]
+            entry["suggested"] = False
+        listed.append(entry)
+    return OpenApiExample(
+        reason,
+        summary=summary,
+        value={
+            "schema_version": SCHEMA_VERSION,
+            "request_id": "req_7c6b5a4f3e2d41c0b9a8f7e6d5c4b3a2",
+            "status": "needs_clarification",
+            "data": {
+                "reason": reason,
+                "questions": [{
+                    "id": "reference_selection",
+                    "prompt": prompt,
+                    "options": [{"label": c["title"], "value": c["item_id"]} for c in candidates],
+                }],
+                "candidates": listed,
+                "method": method,
+                "judgment_provenance": _JUDGED if judged is not None else None,
+                "read_at": _READ_AT,
+                "clarification_url": "https://resolver.example/resolve/clarify/eyJ0b2tlbiI6Ii4uLiJ9/",
+            },
+            "warnings": warnings or [],
+            "error": None,
+        },
+        status_codes=["200"],
+        response_only=True,
+    )
+
+
+_UNAVAILABLE = {"code": "judgment_unavailable",
+                "message": "The judgment service gave no usable answer; candidates are in search order.",
+                "details": {"reason": "disabled"}}
+CLARIFICATION_EXAMPLES = [
+    _clarification("duplicate_titles", "Two items share the title; the person chooses",
+                   "2 items match this reference exactly. Which one do you mean?", _OFFSITE, method="deterministic"),
+    _clarification("ambiguous", "Several candidates, the judge off: no decision",
+                   "Which item do you mean?", _DESIGN, method=None, warnings=[_UNAVAILABLE]),
+    _clarification("judge_no_match", "The judge's most probable option is no_match",
+                   "None of these items seems to match the reference. Which item do you mean?", _DESIGN,
+                   method="semantic", judged={"demo-design-review": 0.21, "demo-design-retro": 0.09}),
+    _clarification("no_candidates", "Nothing matched",
+                   "Nothing matches this reference. Rephrase it, or use more of the item's title.", [],
+                   method=None),
+]
 REQUEST_EXAMPLE = OpenApiExample(
     "reference",
-    value={"text": "draft the portfolio outline", "kind": "task", "collection_ids": ["work"]},
+    value={"text": "draft the portfolio outline", "kind": "task", "collection_ids": ["work"],
+           "time_zone": "Europe/Berlin"},
     request_only=True,
 )
 COLLECTIONS_EXAMPLE = OpenApiExample(
@@ -403,7 +511,8 @@ def resolve_schema(func: F) -> F:
         summary="Resolve a reference to one live task or event",
         description=(
             "Reads the calendar live and answers with the item (`status: ok`) or a clarification "
-            "(`status: needs_clarification`) listing at most 19 candidates. Never writes anything. "
+            f"(`status: needs_clarification`, with `data.reason`) listing at most {MAX_CANDIDATES} candidates. "
+            "Never writes anything: act on the answer with a conditional write (`If-Match: etag` on `href`). "
             "Throttled per client (`throttled`, 429, with `Retry-After`)."
         ),
         request=ResolveInputSerializer,
@@ -412,7 +521,7 @@ def resolve_schema(func: F) -> F:
             **error_responses(_RESOLVE_ERRORS),
         },
         parameters=response_headers(_RESOLVE_ERRORS),
-        examples=[REQUEST_EXAMPLE, RESOLVED_EXAMPLE, CLARIFICATION_EXAMPLE],
+        examples=[REQUEST_EXAMPLE, RESOLVED_EXAMPLE, RESOLVED_EVENT_EXAMPLE, *CLARIFICATION_EXAMPLES],
         tags=["resolver"],
     )(func)
 

@@ -1,32 +1,31 @@
-"""Request shapes for the API. Types are checked strictly: JSON `1` is not a text."""
-from __future__ import annotations
+"""The request body's shape, for the OpenAPI document only.
 
-from typing import Any
+Validation is `resolver.domain.requests.parse_document` (called through
+`resolver.services`), the one place of the request rules for every door; this
+serializer describes the same fields and limits to drf-spectacular and never
+validates a request.
+"""
+from __future__ import annotations
 
 from rest_framework import serializers
 
-from resolver.domain.pipeline import MAX_COLLECTION_IDS, MAX_TEXT_LENGTH
-
-
-class StrictCharField(serializers.CharField):
-    def to_internal_value(self, data: Any) -> str:
-        if not isinstance(data, str):
-            self.fail("invalid")
-        return super().to_internal_value(data)
+from resolver.conf import DEFAULTS
 
 
 class ResolveInputSerializer(serializers.Serializer):
-    # Whitespace is kept: an item ID or UID must match exactly.
-    text = StrictCharField(max_length=MAX_TEXT_LENGTH, trim_whitespace=False)
+    text = serializers.CharField(
+        max_length=DEFAULTS["MAX_TEXT_LENGTH"], trim_whitespace=False,
+        help_text="The reference, as the person wrote it. An item ID or UID matches exactly. "
+                  "At most RESOLVER['MAX_TEXT_LENGTH'] characters.",
+    )
     kind = serializers.ChoiceField(choices=["task", "event"])
     collection_ids = serializers.ListField(
-        child=StrictCharField(max_length=200), required=False, max_length=MAX_COLLECTION_IDS
+        child=serializers.CharField(), required=False, max_length=DEFAULTS["MAX_COLLECTION_IDS"],
+        help_text="Search only these collections (GET /v1/collections). At most RESOLVER['MAX_COLLECTION_IDS'].",
     )
-
-    def to_internal_value(self, data: Any) -> Any:
-        if not isinstance(data, dict):
-            raise serializers.ValidationError({"non_field_errors": ["Expected a JSON object."]})
-        unknown = sorted(set(data) - set(self.fields))
-        if unknown:
-            raise serializers.ValidationError({name: ["Unknown field."] for name in unknown})
-        return super().to_internal_value(data)
+    time_zone = serializers.CharField(
+        required=False,
+        help_text="IANA zone name (e.g. Europe/Berlin) that times in the reference and floating times in the "
+                  "calendar are read in. Default RESOLVER['TIME_ZONE'] (Django's TIME_ZONE). "
+                  "An unknown zone is invalid_request.",
+    )

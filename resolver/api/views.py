@@ -1,6 +1,8 @@
 """The API door: parse, call one service, render the envelope."""
 from __future__ import annotations
 
+from django.http import HttpRequest, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -8,8 +10,7 @@ from rest_framework.views import APIView
 from resolver import services
 from resolver.api.exceptions import request_id_of
 from resolver.api.schema import collections_schema, resolve_schema
-from resolver.api.serializers import ResolveInputSerializer
-from resolver.web import services as web_services
+from resolver.envelope import error_envelope
 
 
 class ResolveApi(APIView):
@@ -19,18 +20,11 @@ class ResolveApi(APIView):
 
     @resolve_schema
     def post(self, request: Request) -> Response:
-        request_id = request_id_of(request)
-        serializer = ResolveInputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        outcome = services.resolve_reference(
-            **serializer.validated_data, request_id=request_id, door="api"
-        )
+        outcome = services.resolve_document(request.data, request_id=request_id_of(request), door="api")
         # The page link is bound to the authenticated client's user and built
         # from this request, so it points at the host the client reached.
-        clarification_url = web_services.clarification_url(
-            outcome, user_id=request.user.pk, base_url=request.build_absolute_uri("/")
-        )
-        return Response(services.envelope_for(outcome, clarification_url=clarification_url))
+        url = services.clarification_url(outcome, user_id=request.user.pk, base_url=request.build_absolute_uri("/"))
+        return Response(services.envelope_for(outcome, clarification_url=url))
 
 
 class CollectionsApi(APIView):
@@ -38,12 +32,15 @@ class CollectionsApi(APIView):
 
     @collections_schema
     def get(self, request: Request) -> Response:
-        request_id = request_id_of(request)
-        collections = services.list_collections()
-        data = {
-            "collections": [
-                {"collection_id": c.collection_id, "display_name": c.display_name} for c in collections
-            ]
-        }
-        return Response({"schema_version": 1, "request_id": request_id, "status": "ok", "data": data,
-                         "warnings": [], "error": None})
+        return Response(services.collections_envelope(request_id=request_id_of(request)))
+
+
+@csrf_exempt
+def not_found(request: HttpRequest, rest: str = "") -> JsonResponse:
+    """Any other path under the API: the `not_found` envelope, with DEBUG on or off.
+
+    Django's handler404 is skipped while DEBUG is on (the technical 404 page),
+    so the API answers its unknown paths itself, before any handler is asked.
+    """
+    body = error_envelope(request_id=request_id_of(request), code="not_found", message="Not found.")
+    return JsonResponse(body, status=404)

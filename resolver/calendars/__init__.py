@@ -1,0 +1,18 @@
+"""Calendar backends. `RESOLVER["CALENDAR_BACKEND"]` names a factory like the one below."""
+from __future__ import annotations
+
+from typing import Any
+
+
+def caldav_from_settings(*, settings: Any) -> Any:
+    """The CalDAV backend, configured from the resolver settings (the default backend)."""
+    from resolver.calendars.caldav import CalDAVCalendar
+
+    return CalDAVCalendar(
+        url=settings.CALDAV_URL,
+        username=settings.CALDAV_USERNAME,
+        password=settings.CALDAV_PASSWORD,
+        timeout=float(settings.CALDAV_TIMEOUT),
+        horizon_days=int(settings.EVENT_HORIZON_DAYS),
+        event_time_range=bool(settings.EVENT_TIME_RANGE_FILTER),
+    )

@@ -1,11 +1,10 @@
-"""What the pipeline needs from a calendar: collections and live items."""
+"""The calendar layer's result types. The port itself is resolver.domain.ports.CalendarSource."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Protocol, Sequence
 
-from resolver.domain.items import Collection, Item, Kind
+from resolver.domain.items import Item
 
 
 @dataclass(frozen=True)
@@ -26,17 +25,5 @@ class FetchResult:
     read_at: datetime | None = None
 
 
-class CalendarSource(Protocol):
-    def collections(self) -> Sequence[Collection]: ...
-
-    def fetch(self, *, kind: Kind, collection_ids: Sequence[str] | None,
-              time_zone: str | None = None) -> FetchResult:
-        """Live items of `kind`, from the given collections or all of them.
-
-        `time_zone` (an IANA name; None means UTC) is the zone floating times
-        in the calendar data are read in.
-
-        Raises CollectionNotFound for an unknown ID and CalendarUnavailable
-        when the server cannot be read.
-        """
-        ...
+# Declared with the other ports; kept importable from here for the backends.
+from resolver.domain.ports import CalendarSource  # noqa: E402,F401

@@ -45,6 +45,24 @@ class InternalError(ResolverError):
     pass
 
 
+class NotACandidate(ResolverError):
+    """A selection names an item the clarification did not offer."""
+
+    code = "not_a_candidate"
+    http_status = 400
+    exit_code = 2
+    default_message = "The item was not offered for this question."
+
+
+class CandidateGone(ResolverError):
+    """A selection names an offered item that is no longer live on the server."""
+
+    code = "candidate_gone"
+    http_status = 409
+    exit_code = 2
+    default_message = "That item no longer exists or is no longer open."
+
+
 # Codes that only the HTTP door produces (authentication, routing, throttling).
 # They live here too so that every code is declared in one module.
 HTTP_ONLY_CODES: dict[str, int] = {
@@ -57,5 +75,5 @@ HTTP_ONLY_CODES: dict[str, int] = {
     "throttled": 429,
 }
 
-EXIT_OK = 0
+# The command's exit code for any clarification (not an error: no exception).
 EXIT_CLARIFICATION = 3

@@ -9,25 +9,20 @@ candidate.
 """
 from __future__ import annotations
 
-import re
 import time
 from datetime import datetime
 from collections import Counter
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Protocol
+from typing import Any
 
-from resolver.calendars.base import CalendarSource, FetchResult
+from resolver.calendars.base import FetchResult
 from resolver.domain import judgment as jdg
-from resolver.domain.errors import InvalidRequest
 from resolver.domain.items import Item, Kind, Method, Occurrence
 from resolver.domain.matching import Pool, build_pool, exact_matches
-
-MAX_TEXT_LENGTH = 500
-MAX_COLLECTION_IDS = 50
-# A JSON `\ud800` escape decodes to an unpaired surrogate: a str that cannot be
-# encoded as UTF-8, so echoing it (an error's details, Jev's request, stdout) fails.
-_SURROGATE = re.compile("[\ud800-\udfff]")
+# The request and the ports live in their own modules; importable from here too.
+from resolver.domain.ports import CalendarSource, Judge, NoThresholds, ThresholdPolicy  # noqa: F401
+from resolver.domain.requests import ResolveRequest, parse_request  # noqa: F401
 
 
 class Status(str, Enum):
@@ -36,35 +31,12 @@ class Status(str, Enum):
 
 
 @dataclass(frozen=True)
-class Warning:
+class OutcomeWarning:
+    """A fact the caller should know (`candidate_narrowed` ...); not Python's Warning."""
+
     code: str
     message: str
     details: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class ResolveRequest:
-    text: str
-    kind: Kind
-    collection_ids: tuple[str, ...] = ()
-    # IANA name of the zone the reference's time expressions and the
-    # calendar's floating times are read in; None means UTC.
-    time_zone: str | None = None
-
-
-class Judge(Protocol):
-    def judge(self, question: jdg.Question, *, request_id: str) -> jdg.Judgment | jdg.JudgmentUnavailable: ...
-
-
-class ThresholdPolicy(Protocol):
-    def find(self, *, question: str, model: str, fingerprint: str) -> jdg.ThresholdRule | None: ...
-
-
-class NoThresholds:
-    """The policy when nothing was approved: confidence never resolves."""
-
-    def find(self, *, question: str, model: str, fingerprint: str) -> jdg.ThresholdRule | None:
-        return None
 
 
 @dataclass(frozen=True)
@@ -80,7 +52,7 @@ class Outcome:
     suggested_item_id: str | None = None
     suggested_probability: float | None = None
     prompt: str = ""
-    warnings: tuple[Warning, ...] = ()
+    warnings: tuple[OutcomeWarning, ...] = ()
     question: jdg.Question | None = None
     judgment: jdg.Judgment | jdg.JudgmentUnavailable | None = None
     decision: jdg.Decision | None = None
@@ -97,43 +69,6 @@ class Outcome:
     reason: str | None = None
     # When the calendar was read for this request (aware, UTC).
     read_at: datetime | None = None
-
-
-def parse_request(*, text: Any, kind: Any, collection_ids: Any = None) -> ResolveRequest:
-    """Validate the three inputs every door accepts; raises InvalidRequest."""
-    if not isinstance(text, str) or not text.strip():
-        raise InvalidRequest("`text` must be a non-empty string.", details={"field": "text"})
-    if len(text) > MAX_TEXT_LENGTH:
-        raise InvalidRequest(
-            f"`text` must be at most {MAX_TEXT_LENGTH} characters.",
-            details={"field": "text", "max_length": MAX_TEXT_LENGTH},
-        )
-    if "\x00" in text:
-        raise InvalidRequest("`text` must not contain NUL characters.", details={"field": "text"})
-    if _SURROGATE.search(text):
-        raise InvalidRequest("`text` must be valid Unicode (no unpaired surrogates).", details={"field": "text"})
-    try:
-        parsed_kind = Kind(kind)
-    except ValueError:
-        raise InvalidRequest("`kind` must be `task` or `event`.", details={"field": "kind"}) from None
-    if collection_ids is None:
-        collection_ids = []
-    if not isinstance(collection_ids, (list, tuple)) or not all(
-        isinstance(cid, str) and cid.strip() for cid in collection_ids
-    ):
-        raise InvalidRequest(
-            "`collection_ids` must be a list of non-empty strings.", details={"field": "collection_ids"}
-        )
-    if any(_SURROGATE.search(cid) for cid in collection_ids):
-        raise InvalidRequest(
-            "`collection_ids` must be valid Unicode (no unpaired surrogates).", details={"field": "collection_ids"}
-        )
-    if len(collection_ids) > MAX_COLLECTION_IDS:
-        raise InvalidRequest(
-            f"At most {MAX_COLLECTION_IDS} collection IDs.",
-            details={"field": "collection_ids", "max_items": MAX_COLLECTION_IDS},
-        )
-    return ResolveRequest(text=text, kind=parsed_kind, collection_ids=tuple(collection_ids))
 
 
 def resolve(
@@ -202,7 +137,7 @@ def resolve(
     timings["judgment_ms"] = _ms(time.perf_counter() - judging_started)
 
     if isinstance(judgment, jdg.JudgmentUnavailable):
-        warnings += (Warning(
+        warnings += (OutcomeWarning(
             code="judgment_unavailable",
             message="The judgment service gave no usable answer; candidates are in search order.",
             details={"reason": judgment.reason},
@@ -253,25 +188,25 @@ def _prompt(pool: Pool, *, top_is_no_match: bool) -> str:
     return " ".join(parts)
 
 
-def _narrowed_warning(pool: Pool) -> tuple[Warning, ...]:
+def _narrowed_warning(pool: Pool) -> tuple[OutcomeWarning, ...]:
     return _narrowed(matched=pool.matched, kept=len(pool.candidates))
 
 
-def _narrowed(*, matched: int, kept: int) -> tuple[Warning, ...]:
+def _narrowed(*, matched: int, kept: int) -> tuple[OutcomeWarning, ...]:
     if matched <= kept:
         return ()
-    return (Warning(
+    return (OutcomeWarning(
         code="candidate_narrowed",
         message="More items matched than can be listed; only the best matches are candidates.",
         details={"matched": matched, "kept": kept},
     ),)
 
 
-def _skipped_warning(fetched: FetchResult) -> tuple[Warning, ...]:
+def _skipped_warning(fetched: FetchResult) -> tuple[OutcomeWarning, ...]:
     if not fetched.skipped:
         return ()
     reasons = Counter(s.reason for s in fetched.skipped)
-    return (Warning(
+    return (OutcomeWarning(
         code="items_skipped",
         message="Some calendar resources could not be read and were skipped.",
         details={"count": len(fetched.skipped), "reasons": dict(sorted(reasons.items()))},

@@ -1,11 +1,10 @@
-"""The page's forms. They check shape only; the service validates meaning, as for the API."""
+"""The page's forms. They check shape only: the request rules (limits, kinds, time zones)
+are resolver.domain.requests', applied by the service as for every other door."""
 from __future__ import annotations
 
 import re
 
 from django import forms
-
-from resolver.domain.pipeline import MAX_TEXT_LENGTH
 
 KIND_CHOICES = [("task", "Task"), ("event", "Event")]
 
@@ -14,9 +13,9 @@ class ResolveForm(forms.Form):
     # Whitespace is kept, as in the API: the service decides what is valid.
     text = forms.CharField(
         label="Reference",
-        max_length=MAX_TEXT_LENGTH,
         strip=False,
-        help_text="What you wrote, for example “Team offsite planning”.",
+        # A title from the demo calendar (lifeproject/seeding.py), so the example works as printed.
+        help_text="What you wrote, for example “portfolio” or “Design review”.",
         widget=forms.TextInput(attrs={"autocomplete": "off", "spellcheck": "false"}),
     )
     kind = forms.ChoiceField(label="Kind", choices=KIND_CHOICES, initial="task", widget=forms.RadioSelect)
@@ -25,6 +24,13 @@ class ResolveForm(forms.Form):
         required=False,
         max_length=2000,
         help_text="Collection IDs separated by commas or spaces. Leave empty to search all.",
+        widget=forms.TextInput(attrs={"autocomplete": "off", "spellcheck": "false"}),
+    )
+    time_zone = forms.CharField(
+        label="Time zone (optional)",
+        required=False,
+        max_length=64,
+        help_text="An IANA name such as Europe/Berlin, for times in the reference. Leave empty for the default.",
         widget=forms.TextInput(attrs={"autocomplete": "off", "spellcheck": "false"}),
     )
     next = forms.CharField(required=False, max_length=2000, widget=forms.HiddenInput)

@@ -39,6 +39,8 @@ class ClarificationClaims:
     suggested_item_id: str | None = None
     # Aligned with candidate_ids; empty when the judge gave no answer.
     probabilities: tuple[float, ...] = field(default=())
+    # Why the clarification was needed (Outcome.reason): the page's heading follows it.
+    reason: str | None = None
 
     def probability_of(self, item_id: str) -> float | None:
         if not self.probabilities or item_id not in self.candidate_ids:
@@ -60,6 +62,7 @@ def claims_for(outcome: Outcome, *, user_id: object) -> ClarificationClaims:
         user_id=str(user_id),
         suggested_item_id=suggested,
         probabilities=probabilities,
+        reason=outcome.reason,
     )
 
 
@@ -78,6 +81,8 @@ def issue(claims: ClarificationClaims) -> str:
         payload["s"] = claims.candidate_ids.index(claims.suggested_item_id)
     if claims.probabilities:
         payload["p"] = [round(p, 4) for p in claims.probabilities]
+    if claims.reason is not None:
+        payload["w"] = claims.reason
     return signing.dumps(payload, salt=SALT, compress=True)
 
 
@@ -129,6 +134,9 @@ def _claims(payload: Any) -> ClarificationClaims:
         request_id, user_id = payload["r"], payload["u"]
         if not isinstance(request_id, str) or not isinstance(user_id, str):
             raise ValueError("ids")
+        reason = payload.get("w")
+        if reason is not None and not isinstance(reason, str):
+            raise ValueError("reason")
         return ClarificationClaims(
             request_id=request_id,
             kind=Kind(payload["k"]),
@@ -137,6 +145,7 @@ def _claims(payload: Any) -> ClarificationClaims:
             user_id=user_id,
             suggested_item_id=suggested,
             probabilities=probabilities,
+            reason=reason,
         )
     except (KeyError, TypeError, ValueError):
         raise TokenInvalid() from None

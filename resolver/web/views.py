@@ -17,10 +17,11 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
 from resolver import services
-from resolver.domain.errors import CalendarUnavailable, ResolverError
-from resolver.domain.items import Item, Method
-from resolver.domain.pipeline import Status
-from resolver.web import services as web
+from resolver.domain.errors import CalendarUnavailable, CandidateGone, NotACandidate, ResolverError
+from resolver.domain.items import Item
+from resolver.domain.pipeline import Outcome, Status
+from resolver.envelope import item_dict
+from resolver.web.clarification import readable_date, when_label
 from resolver.web.forms import ResolveForm, SelectForm
 from resolver.web.tokens import ClarificationClaims, TokenExpired, TokenInvalid
 
@@ -48,7 +49,8 @@ def search(request: HttpRequest) -> HttpResponse:
     data = form.cleaned_data
     try:
         outcome = services.resolve_reference(
-            text=data["text"], kind=data["kind"], collection_ids=data["collections"], door="web"
+            text=data["text"], kind=data["kind"], collection_ids=data["collections"],
+            time_zone=data["time_zone"] or None, door="web",
         )
     except ResolverError as err:
         return _search_page(request, form, error=err.message, status=err.http_status)
@@ -58,8 +60,9 @@ def search(request: HttpRequest) -> HttpResponse:
         assert outcome.item is not None
         if next_url:
             return HttpResponseSeeOther(_with_item(next_url, outcome.item))
-        return _confirmation(request, outcome.item, method=outcome.method)
-    path = web.clarification_path(web.clarification_token(outcome, user_id=request.user.pk))
+        return _confirmation(request, outcome)
+    path = services.clarification_path(outcome, user_id=request.user.pk)
+    assert path is not None  # this view is mounted, so the page's URL reverses
     if next_url:
         path += "?" + urlencode({"next": next_url})
     return HttpResponseSeeOther(path)
@@ -70,7 +73,7 @@ def search(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "HEAD", "POST"])
 def clarify(request: HttpRequest, token: str) -> HttpResponse:
     try:
-        claims = web.read_clarification(token, user_id=request.user.pk)
+        claims = services.read_clarification(token, user_id=request.user.pk)
     except TokenExpired:
         return _error_page(request, status=410, title="This question has expired",
                            message="Clarification links are valid for a limited time. Search again.",
@@ -91,21 +94,22 @@ def clarify(request: HttpRequest, token: str) -> HttpResponse:
         return _clarification_page(request, claims, next_url=next_url,
                                    error="Choose one of the items.", status=400)
     try:
-        item = web.select(claims, item_id=form.cleaned_data["item_id"])
-    except web.NotACandidate:
+        outcome = services.select_from_clarification(claims, item_id=form.cleaned_data["item_id"])
+    except NotACandidate:
         return _error_page(request, status=400, title="Not one of the choices",
                            message="The item you sent was not offered for this question.",
                            link=(_retry_path(request, next_url), "Back to the question"))
-    except web.CandidateGone:
+    except CandidateGone:
         return _clarification_page(request, claims, next_url=next_url, status=409,
                                    error="That item no longer exists or is no longer open. Choose another.")
     except CalendarUnavailable:
         return _calendar_down(request, retry=_retry_path(request, next_url))
     except ResolverError as err:
         return _error_page(request, status=err.http_status, title="Something went wrong", message=err.message)
+    assert outcome.item is not None
     if next_url:
-        return HttpResponseSeeOther(_with_item(next_url, item))
-    return _confirmation(request, item, method=Method.USER_SELECTED)
+        return HttpResponseSeeOther(_with_item(next_url, outcome.item))
+    return _confirmation(request, outcome)
 
 
 def _search_page(request: HttpRequest, form: ResolveForm, *, error: str | None = None,
@@ -116,7 +120,7 @@ def _search_page(request: HttpRequest, form: ResolveForm, *, error: str | None =
 def _clarification_page(request: HttpRequest, claims: ClarificationClaims, *, next_url: str | None,
                         error: str | None = None, status: int = 200) -> HttpResponse:
     try:
-        candidates = web.live_candidates(claims)
+        candidates = services.clarification_candidates(claims)
     except CalendarUnavailable:
         return _calendar_down(request, retry=_retry_path(request, next_url))
     except ResolverError as err:
@@ -126,6 +130,7 @@ def _clarification_page(request: HttpRequest, claims: ClarificationClaims, *, ne
         "choosable": any(not c.gone for c in candidates),
         "has_suggestion": any(c.suggested and not c.gone for c in candidates),
         "kind": claims.kind.value,
+        "reason": claims.reason or ("no_candidates" if not claims.candidate_ids else "ambiguous"),
         "next": next_url or "",
         "search_again_url": _search_again_url(claims, next_url),
         "error": error,
@@ -133,8 +138,16 @@ def _clarification_page(request: HttpRequest, claims: ClarificationClaims, *, ne
     return render(request, "resolver/clarify.html", context, status=status)
 
 
-def _confirmation(request: HttpRequest, item: Item, *, method: Method | None) -> HttpResponse:
-    context = {"item": item, "when": web.when_label(item), "method": method.value if method else None}
+def _confirmation(request: HttpRequest, outcome: Outcome) -> HttpResponse:
+    assert outcome.item is not None
+    facts = item_dict(outcome.item, outcome)
+    occurrence = facts.get("occurrence")
+    context = {
+        "item": outcome.item, "when": when_label(outcome.item), "facts": facts,
+        "method": outcome.method.value if outcome.method else None,
+        "occurrence": occurrence,
+        "occurrence_start": readable_date(occurrence["start"]) if occurrence else None,
+    }
     return render(request, "resolver/confirmation.html", context)
 
 

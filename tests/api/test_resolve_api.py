@@ -34,8 +34,8 @@ def test_api__resolved_envelope(client):
     assert set(body) == ENVELOPE_KEYS
     assert body["schema_version"] == 1 and body["status"] == "ok" and body["error"] is None
     assert body["request_id"].startswith("req_")
-    assert set(body["data"]) == {"item_id", "uid", "collection_id", "title", "kind", "etag", "method",
-                                 "judgment_provenance"}
+    assert set(body["data"]) == {"item_id", "uid", "collection_id", "href", "title", "kind", "etag", "due",
+                                 "method", "judgment_provenance", "read_at"}
     assert body["data"]["uid"] == "t-portfolio"
     assert body["data"]["method"] == "deterministic"
     assert body["data"]["item_id"].startswith("itm_")
@@ -170,10 +170,10 @@ def test_api__wrong_caldav_password_is_calendar_unavailable(client, settings, ra
 
 
 def test_api__internal_error_hides_internals(client, monkeypatch):
-    def explode(**kwargs):
+    def explode(*args, **kwargs):
         raise RuntimeError("secret internals /etc/passwd")
 
-    monkeypatch.setattr("resolver.services.resolve_reference", explode)
+    monkeypatch.setattr("resolver.services.resolve_document", explode)
     response = post(client, {"text": "Weekly sync", "kind": "event"})
     assert response.status_code == 500
     body = response.json()

@@ -16,7 +16,6 @@ import pytest
 from resolver import services
 from resolver.domain.items import Item, Kind, Method
 from resolver.domain.pipeline import Outcome, Status
-from resolver.web import services as web
 from tests.web.conftest import PASSWORD, XSS_COLLECTION, XSS_TITLE
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -121,7 +120,7 @@ def test_browser__suggestion_is_marked(page, alice, live_server, artifacts: Path
         candidates=(work, personal), probabilities={work.item_id: 0.62, personal.item_id: 0.31},
         suggested_item_id=work.item_id, collection_ids=("personal", "work"),
     )
-    page.goto(live_server.url + web.clarification_path(web.clarification_token(outcome, user_id=alice.pk)))
+    page.goto(live_server.url + services.clarification_path(outcome, user_id=alice.pk))
     suggested = page.locator("li.choice-suggested")
     assert suggested.count() == 1
     assert "Suggested" in suggested.inner_text() and "Collection: work" in suggested.inner_text()

@@ -15,7 +15,7 @@ run = run_resolve
 def test_command__resolved_prints_item_id_and_etag(live):
     code, out, err = run("--text", "Draft portfolio outline", "--kind", "task")
     assert code == 0
-    item_id, etag = out.strip().split("\t")
+    item_id, etag, href = out.rstrip("\n").split("\t")
     assert item_id.startswith("itm_") and etag.startswith('"')
 
 

@@ -223,10 +223,10 @@ def test_schema__calendar_unavailable_conforms(wsgi, settings, radicale):
 
 
 def test_schema__internal_error_conforms(wsgi, on_radicale, monkeypatch):
-    def explode(**kwargs: Any) -> None:
+    def explode(*args: Any, **kwargs: Any) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("resolver.services.resolve_reference", explode)
+    monkeypatch.setattr("resolver.services.resolve_document", explode)
     response = wsgi("POST", "/v1/resolve", {"text": "Weekly sync", "kind": "event"})
     assert response.status_code == 500
     assert conforms(response)["error"]["code"] == "internal_error"

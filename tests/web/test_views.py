@@ -13,7 +13,6 @@ from django.test import Client
 from resolver import services
 from resolver.domain.items import Item, Kind, Method
 from resolver.domain.pipeline import Outcome, Status
-from resolver.web import services as web
 from tests.web.conftest import XSS_COLLECTION, XSS_TITLE, issued_seconds_ago
 
 pytestmark = pytest.mark.django_db
@@ -180,10 +179,13 @@ def test_clarify__none_of_these_goes_back_with_scope(radicale_live, alice_client
 
 
 def test_clarify__no_candidates_offers_search_again(radicale_live, alice_client: Client) -> None:
+    """The heading and prompt follow `reason`: no "Which task do you mean?" above nothing."""
     html = alice_client.get(_ask(alice_client, "qwzx nothing like this", "personal")).content.decode()
-    assert "Nothing matched your reference." in html
+    assert "<h1>Nothing matched</h1>" in html
+    assert "Nothing matches your reference." in html
+    assert "do you mean?" not in html and "None of these" not in html
     assert _radios(html) == []
-    assert "None of these: search again" in html
+    assert ">Search again</a>" in html
 
 
 def test_clarify__anonymous_is_sent_to_login(radicale_live, alice_client: Client, client: Client) -> None:
@@ -211,7 +213,7 @@ def test_clarify__tampered_and_foreign_tokens_look_the_same(radicale_live, alice
 def test_clarify__expired_token_is_410(radicale_live, alice, alice_client: Client, bob_client: Client) -> None:
     outcome = services.resolve_reference(text=OFFSITE, kind="task", collection_ids=["work", "personal"])
     with issued_seconds_ago(901):
-        path = web.clarification_path(web.clarification_token(outcome, user_id=alice.pk))
+        path = services.clarification_path(outcome, user_id=alice.pk)
     response = alice_client.get(path)
     assert response.status_code == 410
     assert "expired" in response.content.decode()
@@ -222,7 +224,7 @@ def test_clarify__expired_token_is_410(radicale_live, alice, alice_client: Clien
 def test_clarify__max_age_setting_is_honoured(radicale_live, settings, alice, alice_client: Client) -> None:
     outcome = services.resolve_reference(text=OFFSITE, kind="task", collection_ids=["work", "personal"])
     with issued_seconds_ago(120):
-        path = web.clarification_path(web.clarification_token(outcome, user_id=alice.pk))
+        path = services.clarification_path(outcome, user_id=alice.pk)
     assert alice_client.get(path).status_code == 200
     settings.RESOLVER = {**settings.RESOLVER, "CLARIFICATION_MAX_AGE_SECONDS": 60}
     assert alice_client.get(path).status_code == 410
@@ -306,7 +308,7 @@ def test_clarify__suggestion_and_probabilities_are_shown(radicale_live, alice, a
         candidates=(second, first), probabilities={second.item_id: 0.8, first.item_id: 0.15},
         suggested_item_id=second.item_id, collection_ids=("personal", "work"),
     )
-    path = web.clarification_path(web.clarification_token(outcome, user_id=alice.pk))
+    path = services.clarification_path(outcome, user_id=alice.pk)
     html = alice_client.get(path).content.decode()
     assert [value for value, _ in _radios(html)] == [second.item_id, first.item_id]
     suggested = re.search(r'<li class="choice choice-suggested">.*?</li>', html, re.S).group(0)

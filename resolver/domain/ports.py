@@ -1,0 +1,53 @@
+"""The ports: what the pipeline needs from the outside world, declared once.
+
+Backends (resolver/calendars/, resolver/judges/, resolver/thresholds.py)
+implement these protocols; settings name the implementations by dotted path
+(`RESOLVER["CALENDAR_BACKEND"]`, `RESOLVER["JUDGE_BACKEND"]`). Nothing here
+imports Django.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol, Sequence, runtime_checkable
+
+from resolver.domain.items import Collection, Kind
+from resolver.domain.judgment import Judgment, JudgmentUnavailable, Question, ThresholdRule
+
+if TYPE_CHECKING:  # the calendar layer's result type; imported for annotations only
+    from resolver.calendars.base import FetchResult
+
+
+@runtime_checkable
+class CalendarSource(Protocol):
+    def collections(self) -> Sequence[Collection]: ...
+
+    def fetch(self, *, kind: Kind, collection_ids: Sequence[str] | None,
+              time_zone: str | None = None) -> FetchResult:
+        """Live items of `kind`, from the given collections or all of them.
+
+        `time_zone` (an IANA name; None means UTC) is the zone floating times
+        in the calendar data are read in.
+
+        Raises CollectionNotFound for an unknown ID and CalendarUnavailable
+        when the server cannot be read.
+        """
+        ...
+
+
+@runtime_checkable
+class Judge(Protocol):
+    def judge(self, question: Question, *, request_id: str) -> Judgment | JudgmentUnavailable:
+        """Answer `question`; never raise: every failure is a JudgmentUnavailable."""
+        ...
+
+
+class ThresholdPolicy(Protocol):
+    def find(self, *, question: str, model: str, fingerprint: str) -> ThresholdRule | None:
+        """The approved rule for exactly this question, model and wording, or None."""
+        ...
+
+
+class NoThresholds:
+    """The policy when nothing was approved: confidence never resolves."""
+
+    def find(self, *, question: str, model: str, fingerprint: str) -> ThresholdRule | None:
+        return None

@@ -1,0 +1,114 @@
+"""The request every door accepts, and its rules: written once, here.
+
+The API body, `manage.py resolve` (flags or `--input -`), the page's form and
+the MCP door all end in `parse_request` (fields) or `parse_document` (a JSON
+object). Every rule failure is an `InvalidRequest` whose `details` has one
+shape: `{"field": NAME, ...facts}`.
+
+The limits come from the caller (the app reads them from `RESOLVER`), so this
+module stays free of Django.
+"""
+from __future__ import annotations
+
+import re
+import zoneinfo
+from dataclasses import dataclass
+from typing import Any
+
+from resolver.domain.errors import InvalidRequest
+from resolver.domain.items import Kind
+from resolver.domain.judgment import MAX_CANDIDATES
+
+FIELDS = ("text", "kind", "collection_ids", "time_zone")
+# A JSON `\ud800` escape decodes to an unpaired surrogate: a str that cannot be
+# encoded as UTF-8, so echoing it (an error's details, Jev's request, stdout) fails.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# IANA names are short ("America/Argentina/ComodRivadavia" is 32); anything
+# longer is not a zone and is not worth a file-system lookup.
+_MAX_ZONE_LENGTH = 64
+
+
+@dataclass(frozen=True)
+class RequestLimits:
+    max_text_length: int = 500
+    max_collection_ids: int = 50
+    # The judge never sees more than MAX_CANDIDATES; a setting may only lower it.
+    max_candidates: int = MAX_CANDIDATES
+
+
+@dataclass(frozen=True)
+class ResolveRequest:
+    text: str
+    kind: Kind
+    collection_ids: tuple[str, ...] = ()
+    # IANA name of the zone the reference's time expressions and the
+    # calendar's floating times are read in; None means UTC.
+    time_zone: str | None = None
+
+
+def _invalid(message: str, field: str, **facts: Any) -> InvalidRequest:
+    return InvalidRequest(message, details={"field": field, **facts})
+
+
+def parse_document(document: Any, *, limits: RequestLimits = RequestLimits(),
+                   default_time_zone: str | None = None) -> ResolveRequest:
+    """A JSON object (the API body, `--input -`, an MCP call) -> a request."""
+    if not isinstance(document, dict):
+        raise _invalid("The request must be a JSON object.", "body")
+    unknown = sorted(str(name) for name in set(document) - set(FIELDS))
+    if unknown:
+        raise _invalid(f"Unknown field `{unknown[0]}`; the fields are {', '.join(FIELDS)}.", unknown[0],
+                       unknown_fields=unknown)
+    if "text" not in document:
+        raise _invalid("`text` is required.", "text")
+    if "kind" not in document:
+        raise _invalid("`kind` is required.", "kind")
+    return parse_request(text=document["text"], kind=document["kind"],
+                         collection_ids=document.get("collection_ids"), time_zone=document.get("time_zone"),
+                         limits=limits, default_time_zone=default_time_zone)
+
+
+def parse_request(*, text: Any, kind: Any, collection_ids: Any = None, time_zone: Any = None,
+                  limits: RequestLimits = RequestLimits(), default_time_zone: str | None = None) -> ResolveRequest:
+    """Validate the inputs every door accepts; raises InvalidRequest."""
+    if not isinstance(text, str) or not text.strip():
+        raise _invalid("`text` must be a non-empty string.", "text")
+    if len(text) > limits.max_text_length:
+        raise _invalid(f"`text` must be at most {limits.max_text_length} characters.", "text",
+                       max_length=limits.max_text_length)
+    if "\x00" in text:
+        raise _invalid("`text` must not contain NUL characters.", "text")
+    if _SURROGATE.search(text):
+        raise _invalid("`text` must be valid Unicode (no unpaired surrogates).", "text")
+    try:
+        parsed_kind = Kind(kind)
+    except (ValueError, TypeError):
+        raise _invalid("`kind` must be `task` or `event`.", "kind") from None
+    if collection_ids is None:
+        collection_ids = []
+    if not isinstance(collection_ids, (list, tuple)) or not all(
+        isinstance(cid, str) and cid.strip() for cid in collection_ids
+    ):
+        raise _invalid("`collection_ids` must be a list of non-empty strings.", "collection_ids")
+    if any(_SURROGATE.search(cid) for cid in collection_ids):
+        raise _invalid("`collection_ids` must be valid Unicode (no unpaired surrogates).", "collection_ids")
+    if len(collection_ids) > limits.max_collection_ids:
+        raise _invalid(f"At most {limits.max_collection_ids} collection IDs.", "collection_ids",
+                       max_items=limits.max_collection_ids)
+    return ResolveRequest(text=text, kind=parsed_kind, collection_ids=tuple(collection_ids),
+                          time_zone=parse_time_zone(default_time_zone if time_zone is None else time_zone))
+
+
+def parse_time_zone(value: Any) -> str | None:
+    """An IANA zone name, checked against the zone database; None stays None (UTC)."""
+    if value is None:
+        return None
+    if (not isinstance(value, str) or not value or len(value) > _MAX_ZONE_LENGTH
+            or _SURROGATE.search(value) or "\x00" in value):
+        raise _invalid("`time_zone` must be an IANA time zone name, e.g. Europe/Berlin.", "time_zone")
+    try:
+        zoneinfo.ZoneInfo(value)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
+        raise _invalid(f"Unknown time zone `{value}`; use an IANA name, e.g. Europe/Berlin.",
+                       "time_zone") from None
+    return value

@@ -1,0 +1,105 @@
+"""resolver/checks.py: each bad setting is named by its own check id."""
+from __future__ import annotations
+
+import pytest
+from django.core import checks
+
+from resolver.checks import check_resolver_settings
+
+BASE = {"CALDAV_URL": "http://127.0.0.1:5232/", "SITE_URL": "http://127.0.0.1:8000"}
+
+
+def _run(settings, **resolver: object) -> list[checks.CheckMessage]:
+    settings.RESOLVER = {**BASE, **resolver}
+    return check_resolver_settings()
+
+
+def _ids(messages: list[checks.CheckMessage]) -> list[str]:
+    return [m.id for m in messages]
+
+
+def test_checks__the_project_settings_are_clean(settings):
+    settings.RESOLVER = dict(settings.RESOLVER)
+    assert check_resolver_settings() == []
+
+
+def test_checks__unknown_key_is_named(settings):
+    messages = _run(settings, MAX_TEXT_LENGHT=100)
+    assert _ids(messages) == ["resolver.E002"]
+    assert "RESOLVER['MAX_TEXT_LENGHT']" in messages[0].msg
+    assert "MAX_TEXT_LENGTH" in messages[0].hint
+
+
+@pytest.mark.parametrize("name", ["CALENDAR_BACKEND", "JUDGE_BACKEND"])
+def test_checks__backend_that_does_not_import(settings, name):
+    messages = _run(settings, **{name: "resolver.calendars.nope.Backend"})
+    assert _ids(messages) == ["resolver.E003"]
+    assert f"RESOLVER[{name!r}] = 'resolver.calendars.nope.Backend' does not import" in messages[0].msg
+
+
+def test_checks__backend_path_without_a_dot(settings):
+    assert _ids(_run(settings, CALENDAR_BACKEND="caldav")) == ["resolver.E003"]
+
+
+def test_checks__backend_that_is_not_callable(settings):
+    messages = _run(settings, CALENDAR_BACKEND="tests.support.memory_backend.NOT_A_CALLABLE")
+    assert _ids(messages) == ["resolver.E003"] and "is not callable" in messages[0].msg
+
+
+def test_checks__a_backend_that_imports_is_clean(settings):
+    assert _run(settings, CALENDAR_BACKEND="tests.support.memory_backend.from_settings") == []
+
+
+@pytest.mark.parametrize("name, value", [
+    ("TYPESAFE_BASE_URL", "127.0.0.1:8400"),
+    ("TYPESAFE_BASE_URL", "ftp://jev.example"),
+    ("CALDAV_URL", "localhost/dav"),
+    ("SITE_URL", "https://"),
+])
+def test_checks__url_without_a_scheme_or_host(settings, name, value):
+    messages = _run(settings, **{name: value})
+    assert _ids(messages) == ["resolver.E004"]
+    assert messages[0].msg.startswith(f"RESOLVER[{name!r}] = {value!r}")
+
+
+@pytest.mark.parametrize("value", ["Mars/Olympus", "", "../../etc/passwd", 5])
+def test_checks__unknown_time_zone(settings, value):
+    messages = _run(settings, TIME_ZONE=value)
+    assert _ids(messages) == ["resolver.E005"]
+
+
+def test_checks__time_zone_defaults_to_djangos(settings):
+    settings.TIME_ZONE = "Europe/Berlin"
+    assert _run(settings) == []
+    from resolver.conf import resolver_settings
+
+    assert resolver_settings.TIME_ZONE == "Europe/Berlin"
+
+
+@pytest.mark.parametrize("name, value", [
+    ("MAX_TEXT_LENGTH", 0), ("MAX_COLLECTION_IDS", "50"), ("MAX_BODY_BYTES", -1), ("MAX_CANDIDATES", True),
+    ("MAX_CANDIDATES", 20),
+])
+def test_checks__bad_limit(settings, name, value):
+    messages = _run(settings, **{name: value})
+    assert _ids(messages) == ["resolver.E006"] and f"RESOLVER[{name!r}]" in messages[0].msg
+
+
+def test_checks__empty_caldav_url_warns_for_the_caldav_backend_only(settings):
+    assert _ids(_run(settings, CALDAV_URL="")) == ["resolver.W001"]
+    assert _run(settings, CALDAV_URL="", CALENDAR_BACKEND="tests.support.memory_backend.from_settings") == []
+
+
+def test_checks__registered_with_django(settings):
+    settings.RESOLVER = {**BASE, "NOPE": 1}
+    assert "resolver.E002" in [m.id for m in checks.run_checks()]
+
+
+def test_checks__development_secret_key_without_debug(settings):
+    from resolver.checks import check_secret_key
+
+    settings.DEBUG = False
+    settings.SECRET_KEY = settings.DEV_SECRET_KEY
+    assert _ids(check_secret_key()) == ["resolver.E001"]
+    settings.SECRET_KEY = "x" * 60
+    assert check_secret_key() == []
