@@ -16,9 +16,9 @@ import anyio.to_thread
 import mcp_types as types
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from resolver.domain.errors import InvalidRequest
+from resolver import services
+from resolver.domain.errors import CandidateGone, InvalidRequest, NotACandidate
 from resolver.domain.pipeline import Status
-from resolver.mcp import _interim as services
 from resolver.mcp import elicitation, schemas
 
 RESOLVE = "resolve_reference"
@@ -60,7 +60,8 @@ _ARGUMENT_DESCRIPTIONS = {
     "text": "The person's reference as they said it, or an exact item_id or UID.",
     "kind": "task or event.",
     "collection_ids": "Search only these collections (see list_collections); all when omitted.",
-    "time_zone": "The person's IANA time zone (e.g. Europe/Berlin), for words like \"tomorrow\".",
+    "time_zone": "The person's IANA time zone (e.g. Europe/Berlin): \"tomorrow\", \"at 9\" and floating "
+                 "calendar times are read in it. Pass it whenever you know it.",
 }
 
 _READ_ONLY = types.ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
@@ -69,7 +70,8 @@ _READ_ONLY = types.ToolAnnotations(read_only_hint=True, destructive_hint=False, 
 
 def _described(schema: dict[str, Any]) -> dict[str, Any]:
     properties = {
-        name: {**prop, "description": prop.get("description") or _ARGUMENT_DESCRIPTIONS.get(name, "")}
+        # The API's help texts speak of URLs and settings; a model needs the words below.
+        name: {**prop, "description": _ARGUMENT_DESCRIPTIONS.get(name) or prop.get("description", "")}
         for name, prop in schema.get("properties", {}).items()
     }
     return {**schema, "properties": properties}
@@ -158,7 +160,7 @@ class Tools:
                 collection_ids=outcome.collection_ids, request_id=outcome.request_id,
                 time_zone=arguments.get("time_zone"), door="mcp",
             )
-        except (services.NotACandidate, services.CandidateGone):
+        except (NotACandidate, CandidateGone):
             # Deleted or completed while the person chose: the clarification stands.
             return result(envelope)
         return result(services.envelope_for(picked))

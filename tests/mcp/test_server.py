@@ -14,7 +14,8 @@ import requests
 from mcp import Client
 
 from lifeproject.seeding import Spec, to_ical
-from resolver.api import schema as api_schema
+from drf_spectacular.generators import SchemaGenerator
+from resolver.api.serializers import ResolveInputSerializer
 from resolver.mcp import schemas
 from tests.mcp.conftest import ROOT, SITE_URL, McpEnvironment
 from tests.support.calendars import DAY, NOW
@@ -52,6 +53,12 @@ def rewrite(env: McpEnvironment, collection_id: str, spec: Spec) -> None:
                             data=to_ical(spec).encode(), auth=(instance.username, instance.password),
                             headers={"Content-Type": "text/calendar; charset=utf-8"}, timeout=10)
     assert response.status_code in (201, 204)
+
+
+def undescribed(schema: dict[str, Any]) -> dict[str, Any]:
+    properties = {name: {k: v for k, v in prop.items() if k != "description"}
+                  for name, prop in schema["properties"].items()}
+    return {**schema, "properties": properties}
 
 
 class Person:
@@ -92,9 +99,8 @@ def test_tools__listed_with_openapi_schemas_and_read_only_annotations(mcp_env):
         assert tool.annotations.destructive_hint is False
     resolve = tools["resolve_reference"]
     # The same shapes as the OpenAPI document, only with descriptions added for models.
-    served = {name: {k: v for k, v in prop.items() if k != "description"}
-              for name, prop in resolve.input_schema["properties"].items()}
-    assert served == schemas.resolve_input()["properties"]
+    assert undescribed(resolve.input_schema) == undescribed(schemas.resolve_input())
+    assert set(resolve.input_schema["properties"]) == set(ResolveInputSerializer().fields)
     assert resolve.input_schema["additionalProperties"] is False
     assert set(resolve.input_schema["required"]) == {"text", "kind"}
     assert all(prop["description"] for prop in resolve.input_schema["properties"].values())
@@ -104,13 +110,29 @@ def test_tools__listed_with_openapi_schemas_and_read_only_annotations(mcp_env):
         assert phrase in resolve.description
 
 
+def documented_examples(operation_id: str) -> list[dict[str, Any]]:
+    """The 200 examples of an operation in the API's OpenAPI document."""
+    document = SchemaGenerator().get_schema(request=None, public=True)
+    for path_item in document["paths"].values():
+        for operation in path_item.values():
+            if isinstance(operation, dict) and operation.get("operationId") == operation_id:
+                examples = operation["responses"]["200"]["content"]["application/json"]["examples"]
+                return [example["value"] for example in examples.values()]
+    raise LookupError(operation_id)
+
+
 def test_tools__output_schemas_accept_the_documented_examples_only():
     resolve = jsonschema.Draft202012Validator(schemas.resolve_output())
-    resolve.validate(api_schema.RESOLVED_EXAMPLE.value)
-    resolve.validate(api_schema.CLARIFICATION_EXAMPLE.value)
-    with pytest.raises(jsonschema.ValidationError):
-        resolve.validate(api_schema.COLLECTIONS_EXAMPLE.value)
-    jsonschema.Draft202012Validator(schemas.collections_output()).validate(api_schema.COLLECTIONS_EXAMPLE.value)
+    collections = jsonschema.Draft202012Validator(schemas.collections_output())
+    resolve_examples, collections_examples = documented_examples("resolve"), documented_examples("collections_list")
+
+    assert {e["status"] for e in resolve_examples} == {"ok", "needs_clarification"}
+    for example in resolve_examples:
+        resolve.validate(example)
+    for example in collections_examples:
+        collections.validate(example)
+        with pytest.raises(jsonschema.ValidationError):
+            resolve.validate(example)
 
 
 # --- resolving ---------------------------------------------------------------------------
@@ -125,6 +147,7 @@ def test_resolve__exact_title_is_ok_with_the_live_etag(mcp_env):
     assert envelope["data"]["method"] == "deterministic"
     assert envelope["data"]["uid"] == "t-portfolio"
     assert envelope["data"]["etag"] == current_etag(mcp_env, "work", "t-portfolio")
+    assert envelope["data"]["href"] == f"/{mcp_env.radicale.instance.username}/work/t-portfolio.ics"
 
 
 def test_resolve__ambiguous_without_elicitation_returns_the_clarification(mcp_env):
@@ -134,6 +157,7 @@ def test_resolve__ambiguous_without_elicitation_returns_the_clarification(mcp_en
     assert result.is_error is False
     assert envelope["status"] == "needs_clarification"
     assert {c["uid"] for c in envelope["data"]["candidates"]} == OFFSITE_UIDS
+    assert envelope["data"]["reason"] == "duplicate_titles"
     assert "clarification_url" not in envelope["data"]
 
 
@@ -150,6 +174,7 @@ def test_resolve__empty_pool_asks_nobody(mcp_env, era):
     envelope = envelope_of(result)
     assert envelope["status"] == "needs_clarification"
     assert envelope["data"]["candidates"] == []
+    assert envelope["data"]["reason"] == "no_candidates"
     assert person.asked == []
 
 
@@ -175,6 +200,7 @@ def test_elicitation__accepted_pick_is_user_selected_with_the_live_etag(mcp_env,
     assert envelope["data"]["uid"] == "t-offsite-personal"
     assert seen["after"] != seen["before"]
     assert envelope["data"]["etag"] == seen["after"]
+    assert envelope["data"]["href"] == f"/{mcp_env.radicale.instance.username}/personal/t-offsite-personal.ics"
     # The person was shown every candidate with its collection, and a way out.
     titles = [o["title"] for o in person.asked[0].requested_schema["properties"]["item_id"]["oneOf"]]
     assert sorted(titles) == ["None of these", "Team offsite planning (personal)", "Team offsite planning (work)"]
