@@ -11,8 +11,8 @@ from resolver.conf import resolver_settings
 
 class Command(BaseCommand):
     help = "Serve resolve_reference and list_collections to an MCP client over standard input/output."
-    # stdout is the protocol's channel: no system-check output may reach it.
-    requires_system_checks: list[str] = []
+    # System checks run first, as for every command: their report goes to stderr,
+    # so stdout stays the protocol's channel from the first byte.
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--user", metavar="USERNAME",
