@@ -163,8 +163,8 @@ def test_resolve__href_is_the_one_the_server_reported(mcp_env, era):
     assert picked["data"]["href"] == f"/{user}/personal/t-offsite-personal.ics"
 
 
-def test_resolve__ambiguous_without_elicitation_returns_the_clarification(mcp_env):
-    result = mcp_env.call(OFFSITE)
+def test_resolve__ambiguous_without_elicitation_returns_the_clarification(mcp_env, era):
+    result = mcp_env.call(OFFSITE, mode=era)
 
     envelope = envelope_of(result)
     assert result.is_error is False
