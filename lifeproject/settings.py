@@ -71,6 +71,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # First, so its duration and status cover every other middleware too.
     "lifeproject.request_log.RequestLogMiddleware",
+    # Unknown API paths answer with the not_found envelope, DEBUG or not.
+    "lifeproject.errors.ApiNotFoundMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Static files straight from the app servers: no separate file server to run.
     "whitenoise.middleware.WhiteNoiseMiddleware",

@@ -1,4 +1,4 @@
-from django.urls import path, re_path
+from django.urls import path
 
 from resolver.api import schema, views
 
@@ -6,6 +6,4 @@ urlpatterns = [
     path("schema/", schema.SchemaApi.as_view(), name="schema"),
     path("resolve", views.ResolveApi.as_view(), name="resolve"),
     path("collections", views.CollectionsApi.as_view(), name="collections"),
-    # Last: every other path under the API prefix is a not_found envelope.
-    re_path(r"^(?P<rest>.*)$", views.not_found, name="not_found"),
 ]

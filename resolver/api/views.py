@@ -1,8 +1,6 @@
 """The API door: parse, call one service, render the envelope."""
 from __future__ import annotations
 
-from django.http import HttpRequest, JsonResponse
-from django.views.decorators.csrf import csrf_exempt
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -10,7 +8,6 @@ from rest_framework.views import APIView
 from resolver import services
 from resolver.api.exceptions import request_id_of
 from resolver.api.schema import collections_schema, resolve_schema
-from resolver.envelope import error_envelope
 
 
 class ResolveApi(APIView):
@@ -33,14 +30,3 @@ class CollectionsApi(APIView):
     @collections_schema
     def get(self, request: Request) -> Response:
         return Response(services.collections_envelope(request_id=request_id_of(request)))
-
-
-@csrf_exempt
-def not_found(request: HttpRequest, rest: str = "") -> JsonResponse:
-    """Any other path under the API: the `not_found` envelope, with DEBUG on or off.
-
-    Django's handler404 is skipped while DEBUG is on (the technical 404 page),
-    so the API answers its unknown paths itself, before any handler is asked.
-    """
-    body = error_envelope(request_id=request_id_of(request), code="not_found", message="Not found.")
-    return JsonResponse(body, status=404)

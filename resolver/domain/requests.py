@@ -34,6 +34,8 @@ class RequestLimits:
     max_collection_ids: int = 50
     # The judge never sees more than MAX_CANDIDATES; a setting may only lower it.
     max_candidates: int = MAX_CANDIDATES
+    # Collection IDs are the last segment of a calendar's URL path: short.
+    max_collection_id_length: int = 200
 
 
 @dataclass(frozen=True)
@@ -90,6 +92,9 @@ def parse_request(*, text: Any, kind: Any, collection_ids: Any = None, time_zone
         isinstance(cid, str) and cid.strip() for cid in collection_ids
     ):
         raise _invalid("`collection_ids` must be a list of non-empty strings.", "collection_ids")
+    if any(len(cid) > limits.max_collection_id_length for cid in collection_ids):
+        raise _invalid(f"A collection ID must be at most {limits.max_collection_id_length} characters.",
+                       "collection_ids", max_length=limits.max_collection_id_length)
     if any(_SURROGATE.search(cid) for cid in collection_ids):
         raise _invalid("`collection_ids` must be valid Unicode (no unpaired surrogates).", "collection_ids")
     if len(collection_ids) > limits.max_collection_ids:

@@ -116,7 +116,7 @@ def test_limits__text_over_500_characters_is_invalid_request(api, on_radicale):
     assert response.status_code == 400
     error = error_of(response)
     assert error["code"] == "invalid_request"
-    assert error["details"] == {"fields": {"text": ["Ensure this field has no more than 500 characters."]}}
+    assert error["details"] == {"field": "text", "max_length": 500}
 
 
 def test_limits__50_collection_ids_are_accepted(api, on_radicale):
@@ -131,7 +131,7 @@ def test_limits__51_collection_ids_is_invalid_request(api, on_radicale):
     assert response.status_code == 400
     error = error_of(response)
     assert error["code"] == "invalid_request"
-    assert error["details"] == {"fields": {"collection_ids": ["Ensure this field has no more than 50 elements."]}}
+    assert error["details"] == {"field": "collection_ids", "max_items": 50}
 
 
 # --- hostile bodies ---------------------------------------------------------------
