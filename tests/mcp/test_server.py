@@ -253,6 +253,22 @@ def test_elicitation__none_of_these_returns_the_clarification(mcp_env):
     assert envelope["status"] == "needs_clarification"
 
 
+def test_elicitation__a_client_that_fails_to_ask_gets_the_clarification(mcp_env):
+    """The client declared elicitation but answers the request with an error (no UI after all)."""
+    asked = []
+
+    async def broken(context: Any, params: Any) -> types.ErrorData:
+        asked.append(params)
+        return types.ErrorData(code=types.INTERNAL_ERROR, message="no dialog available")
+
+    result = mcp_env.call(OFFSITE, elicitation=broken)
+
+    envelope = envelope_of(result)
+    assert len(asked) == 1
+    assert result.is_error is False
+    assert envelope["status"] == "needs_clarification"
+
+
 def test_elicitation__event_labels_carry_the_start(mcp_env):
     person = Person("decline")
     envelope = envelope_of(mcp_env.call({"text": "design", "kind": "event"}, elicitation=person))
