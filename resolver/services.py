@@ -32,7 +32,7 @@ from resolver.domain.errors import CandidateGone, NotACandidate, ResolverError
 from resolver.domain.items import Collection, Kind, Method
 from resolver.domain.pipeline import Outcome, Status, resolve
 from resolver.domain.ports import CalendarSource, Judge, ThresholdPolicy
-from resolver.domain.requests import RequestLimits, ResolveRequest, parse_document, parse_request
+from resolver.domain.requests import RequestLimits, ResolveRequest, parse_document, parse_request, parse_time_zone
 from resolver.web import clarification as page
 from resolver.web import tokens
 
@@ -244,7 +244,7 @@ def select_item(
     if candidate_ids is not None and item_id not in candidate_ids:
         raise NotACandidate()
     kind = Kind(kind)
-    zone = parse(text="-", kind=kind.value, time_zone=time_zone).time_zone
+    zone = parse_time_zone(default_time_zone() if time_zone is None else time_zone)
     items, read_at = page.live_items(kind=kind, collection_ids=tuple(collection_ids), wanted=(item_id,),
                                      calendar=calendar or calendar_from_settings(), time_zone=zone)
     item = items.get(item_id)

@@ -20,12 +20,14 @@ class ResolveInputSerializer(serializers.Serializer):
     )
     kind = serializers.ChoiceField(choices=["task", "event"])
     collection_ids = serializers.ListField(
-        child=serializers.CharField(), required=False, max_length=DEFAULTS["MAX_COLLECTION_IDS"],
-        help_text="Search only these collections (GET /v1/collections). At most RESOLVER['MAX_COLLECTION_IDS'].",
+        child=serializers.CharField(max_length=200), required=False, allow_null=True,
+        max_length=DEFAULTS["MAX_COLLECTION_IDS"],
+        help_text="Search only these collections (GET /v1/collections). At most RESOLVER['MAX_COLLECTION_IDS']; "
+                  "absent, null or empty: all of them.",
     )
     time_zone = serializers.CharField(
-        required=False,
+        required=False, allow_null=True, max_length=64,
         help_text="IANA zone name (e.g. Europe/Berlin) that times in the reference and floating times in the "
                   "calendar are read in. Default RESOLVER['TIME_ZONE'] (Django's TIME_ZONE). "
-                  "An unknown zone is invalid_request.",
+                  "Absent or null: that default. An unknown zone is invalid_request.",
     )

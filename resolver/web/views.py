@@ -143,7 +143,7 @@ def _confirmation(request: HttpRequest, outcome: Outcome) -> HttpResponse:
     facts = item_dict(outcome.item, outcome)
     occurrence = facts.get("occurrence")
     context = {
-        "item": outcome.item, "when": when_label(outcome.item), "facts": facts,
+        "item": outcome.item, "when": when_label(outcome.item),
         "method": outcome.method.value if outcome.method else None,
         "occurrence": occurrence,
         "occurrence_start": readable_date(occurrence["start"]) if occurrence else None,

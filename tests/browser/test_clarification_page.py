@@ -1,12 +1,10 @@
 """End to end in headless Chromium: sign in, ask, pick, confirm, against the live Radicale.
 
-Screenshots go to test-artifacts/ (not committed). With
-LIFEPROJECT_README_SCREENSHOT=1 the suggestion test also writes the README's
-docs/clarification-page.png.
+Screenshots go to test-artifacts/ (not committed). The README's screenshot is
+taken from the demo calendar itself (test_demo_screenshot.py).
 """
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 from typing import Iterator
@@ -21,7 +19,6 @@ from tests.web.conftest import PASSWORD, XSS_COLLECTION, XSS_TITLE
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 OFFSITE = "Team offsite planning"
-README_SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "clarification-page.png"
 
 
 @pytest.fixture
@@ -113,7 +110,7 @@ def test_browser__calendar_titles_are_text(page, webxss) -> None:
 
 
 def test_browser__suggestion_is_marked(page, alice, live_server, artifacts: Path) -> None:
-    """The page as it looks when Jev answered; also the README's screenshot."""
+    """The page as it looks when Jev answered."""
     work, personal = sorted(_offsite_items(), key=lambda item: item.collection_id, reverse=True)
     outcome = Outcome(
         request_id="req_readme", status=Status.NEEDS_CLARIFICATION, kind=Kind.TASK, method=Method.SEMANTIC,
@@ -125,19 +122,3 @@ def test_browser__suggestion_is_marked(page, alice, live_server, artifacts: Path
     assert suggested.count() == 1
     assert "Suggested" in suggested.inner_text() and "Collection: work" in suggested.inner_text()
     page.screenshot(path=str(artifacts / "clarification-suggested.png"), full_page=True)
-    if os.environ.get("LIFEPROJECT_README_SCREENSHOT") == "1":
-        _write_readme_screenshot(page)
-
-
-def _write_readme_screenshot(page) -> None:
-    """800 px wide, palette PNG: small enough to commit."""
-    from io import BytesIO
-
-    from PIL import Image
-
-    height = page.evaluate("Math.ceil(document.querySelector('main').getBoundingClientRect().bottom) + 16")
-    raw = page.screenshot(clip={"x": 0, "y": 0, "width": 800, "height": height})
-    image = Image.open(BytesIO(raw)).convert("RGB").quantize(colors=64, method=Image.Quantize.MEDIANCUT)
-    README_SCREENSHOT.parent.mkdir(exist_ok=True)
-    image.save(README_SCREENSHOT, optimize=True)
-    assert README_SCREENSHOT.stat().st_size < 150_000

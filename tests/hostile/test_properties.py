@@ -133,8 +133,10 @@ def run(text: str, kind: Kind, items: list[Item], collection_ids: list[str] | No
 
 
 def comparable(outcome: Outcome) -> str:
-    """The envelope without what legitimately varies between runs (timings are not in it)."""
-    return json.dumps(outcome_envelope(outcome), sort_keys=True, ensure_ascii=False)
+    """The envelope without what legitimately varies between runs (timings are not in it; read_at is)."""
+    envelope = outcome_envelope(outcome)
+    envelope["data"].pop("read_at", None)
+    return json.dumps(envelope, sort_keys=True, ensure_ascii=False)
 
 
 _DOCUMENT = api_document()

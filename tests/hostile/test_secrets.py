@@ -160,7 +160,7 @@ def run_scenarios(evidence: Evidence, *, api: APIClient, token: str, settings: A
         def explode(**kwargs: Any) -> None:
             raise RuntimeError("unexpected")
 
-        patch.setattr("resolver.services.resolve_reference", explode)
+        patch.setattr("resolver.services.resolve", explode)
         assert post("internal", {"text": "x", "kind": "task"}).status_code == 500
 
     settings.RESOLVER = calendar.settings(CALDAV_PASSWORD=CALDAV_SECRET + "-wrong")
