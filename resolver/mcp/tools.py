@@ -110,7 +110,7 @@ class Tools:
             if params.name == LIST_COLLECTIONS:
                 if params.arguments:
                     raise InvalidRequest("list_collections takes no arguments.",
-                                                  details={"fields": {n: ["Unknown field."] for n in params.arguments}})
+                                         details={"fields": {n: ["Unknown field."] for n in params.arguments}})
                 envelope = await anyio.to_thread.run_sync(lambda: services.collections_envelope(request_id=request_id))
                 return result(envelope)
             raise InvalidRequest(f"No tool {params.name!r}.", details={"field": "name"})

@@ -253,6 +253,30 @@ def test_elicitation__none_of_these_returns_the_clarification(mcp_env):
     assert envelope["status"] == "needs_clarification"
 
 
+def test_elicitation__a_pick_deleted_meanwhile_keeps_the_clarification(mcp_env):
+    for collection_id in ("work", "personal"):
+        rewrite(mcp_env, collection_id, Spec(f"t-twin-{collection_id}", "Vanishing twin"))
+    instance = mcp_env.radicale.instance
+
+    def delete_meanwhile(item_id: str) -> None:
+        response = requests.delete(f"{instance.url}{instance.username}/personal/t-twin-personal.ics",
+                                   auth=(instance.username, instance.password), timeout=10)
+        assert response.status_code in (200, 204)
+
+    try:
+        person = Person("accept", pick="(personal", before_answer=delete_meanwhile)
+        result = mcp_env.call({"text": "Vanishing twin", "kind": "task"}, elicitation=person)
+    finally:
+        requests.delete(f"{instance.url}{instance.username}/work/t-twin-work.ics",
+                        auth=(instance.username, instance.password), timeout=10)
+
+    envelope = envelope_of(result)
+    assert len(person.asked) == 1
+    assert result.is_error is False
+    assert envelope["status"] == "needs_clarification"
+    assert {c["uid"] for c in envelope["data"]["candidates"]} == {"t-twin-work", "t-twin-personal"}
+
+
 def test_elicitation__a_client_that_fails_to_ask_gets_the_clarification(mcp_env):
     """The client declared elicitation but answers the request with an error (no UI after all)."""
     asked = []
