@@ -9,10 +9,11 @@ keyword-only:
     envelope_for(outcome, clarification_url=) -> dict
     error_envelope_for(error, request_id=) -> dict      # any exception; internals never leak
     collections_envelope(request_id=, calendar=) -> dict
-    clarification_url(outcome, user_id=, base_url=) -> str | None
+    clarification_url(outcome, user_id=, base_url=) -> str | None   # clarification_path: the same, no host
     read_clarification(token, user_id=) -> ClarificationClaims
     clarification_candidates(claims, calendar=) -> list[LiveCandidate]
-    select_item(item_id=, kind=, candidate_ids=, ...) -> Outcome  # method user_selected, re-read live
+    select_item(item_id=, kind=, candidate_ids=, collection_ids=, ...) -> Outcome  # user_selected, re-read live
+    select_from_clarification(claims, item_id=) -> Outcome          # select_item with a token's scope
 
 Backends are chosen by dotted path in `RESOLVER` (`CALENDAR_BACKEND`,
 `JUDGE_BACKEND`); nothing here writes to the calendar.

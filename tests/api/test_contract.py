@@ -135,3 +135,23 @@ def test_contract__unknown_api_paths_are_envelopes_whatever_debug(api, settings,
         assert response.status_code == 404 and response["Content-Type"] == "application/json"
         body = response.json()
         assert body["error"]["code"] == "not_found" and body["request_id"].startswith("req_")
+
+
+def test_contract__openapi_documents_every_new_field_and_reason():
+    from tests.hostile.openapi import api_document
+
+    components = api_document()["components"]["schemas"]
+    request = components["ResolveInputRequest"]["properties"]
+    assert {"text", "kind", "collection_ids", "time_zone"} == set(request)
+    for name in ("ResolvedItem", "Candidate"):
+        assert {"href", "occurrence"} <= set(components[name]["properties"]), name
+    assert "read_at" in components["ResolvedItem"]["properties"]
+    clarification = components["Clarification"]["properties"]
+    assert clarification["reason"]["allOf"] == [{"$ref": "#/components/schemas/ReasonEnum"}]
+    assert components["ReasonEnum"]["enum"] == ["duplicate_titles", "ambiguous", "judge_no_match", "no_candidates"]
+    assert "duplicate_titles" in clarification["reason"]["description"]
+    assert "read_at" in clarification
+    examples = api_document()["paths"]["/v1/resolve"]["post"]["responses"]["200"]["content"]["application/json"][
+        "examples"]
+    reasons = {e["value"]["data"].get("reason") for e in examples.values()}
+    assert {"duplicate_titles", "ambiguous", "judge_no_match", "no_candidates"} <= reasons

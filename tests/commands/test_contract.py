@@ -98,6 +98,13 @@ def test_command__no_log_lines_in_human_output(memory, log_stream):
     assert log_stream.getvalue() == ""
 
 
+def test_command__log_lines_with_json(memory, log_stream):
+    """With --json, stdout is the envelope alone and the log lines are JSON on stderr."""
+    code, out, _ = run_resolve("--text", "portfolio", "--kind", "task", "--json")
+    assert code == 3 and json.loads(out)["status"] == "needs_clarification"
+    assert [json.loads(line)["message"] for line in log_stream.getvalue().splitlines()] == ["resolution"]
+
+
 def test_command__log_lines_at_verbosity_2(memory, log_stream):
     run_resolve("--text", "portfolio", "--kind", "task", "--verbosity", "2")
     lines = [json.loads(line) for line in log_stream.getvalue().splitlines()]

@@ -40,7 +40,9 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         request_id = services.new_request_id()
         as_json = options["json"]
-        with _log_lines(verbose=options["verbosity"] >= 2):
+        # With --json stdout is the envelope and stderr the (JSON) log lines; the
+        # human output keeps stderr for people unless --verbosity 2 asks for logs.
+        with _log_lines(verbose=as_json or options["verbosity"] >= 2):
             try:
                 if options["list_collections"]:
                     return self._collections(services.collections_envelope(request_id=request_id), as_json)
@@ -132,7 +134,7 @@ class Command(BaseCommand):
 
 @contextmanager
 def _log_lines(*, verbose: bool) -> Iterator[None]:
-    """Log lines reach stderr only at --verbosity 2: below that, stderr is for people.
+    """Unless `verbose`, the resolver's log lines are held back: stderr is for people.
 
     Errors (a traceback behind internal_error) are always written.
     """
