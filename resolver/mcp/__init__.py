@@ -1,0 +1,1 @@
+"""The MCP door: the resolver as tools for AI agents (resolver.mcp.server)."""

@@ -1,0 +1,63 @@
+"""The question an ambiguous reference puts to the person, and reading their answer.
+
+Built from the clarification envelope alone (titles, collections, due/start or
+occurrence), so the person sees what the agent would have seen. Nothing here
+reads the calendar: the door re-reads the chosen item through the service.
+"""
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+FIELD = "item_id"
+NONE_OF_THESE = "none"
+
+
+def message(envelope: dict[str, Any]) -> str:
+    prompt = envelope["data"]["questions"][0]["prompt"]
+    return f"{prompt} Choose one, or \"None of these\"."
+
+
+def requested_schema(envelope: dict[str, Any]) -> dict[str, Any]:
+    """A form with one single-select field: the candidates' item IDs, titled for people."""
+    options = [{"const": c["item_id"], "title": label(c)} for c in envelope["data"]["candidates"]]
+    options.append({"const": NONE_OF_THESE, "title": "None of these"})
+    return {
+        "type": "object",
+        "properties": {FIELD: {"type": "string", "title": "Which one do you mean?", "oneOf": options}},
+        "required": [FIELD],
+    }
+
+
+def chosen_item_id(action: str, content: dict[str, Any] | None, envelope: dict[str, Any]) -> str | None:
+    """The candidate the person accepted, or None (declined, cancelled, none of these, not offered)."""
+    if action != "accept" or not content:
+        return None
+    value = content.get(FIELD)
+    offered = {c["item_id"] for c in envelope["data"]["candidates"]}
+    return value if isinstance(value, str) and value in offered else None
+
+
+def label(candidate: dict[str, Any]) -> str:
+    """`Title (collection, due Tue 05 May 2026)`: what tells two same-titled items apart."""
+    title = (candidate.get("title") or "").strip() or "(untitled)"
+    parts = [candidate.get("collection_id") or "?"]
+    occurrence = candidate.get("occurrence")
+    if isinstance(occurrence, dict) and occurrence.get("start"):
+        parts.append("next " + _readable(occurrence["start"]))
+    elif candidate.get("due"):
+        parts.append("due " + _readable(candidate["due"]))
+    elif candidate.get("start"):
+        parts.append("starts " + _readable(candidate["start"]))
+    return f"{title} ({', '.join(parts)})"
+
+
+def _readable(value: str) -> str:
+    try:
+        parsed = datetime.fromisoformat(value)
+    except (TypeError, ValueError):
+        return str(value)
+    if "T" not in value:  # an all-day date
+        return parsed.strftime("%a %d %b %Y")
+    zone = parsed.strftime(" %Z") if parsed.tzinfo is not None else ""
+    return parsed.strftime("%a %d %b %Y, %H:%M") + zone
