@@ -24,12 +24,42 @@ from caldav.elements import cdav, dav
 from caldav.lib import error as caldav_error
 from lxml import etree
 
+from resolver import deadline
 from resolver.calendars.base import FetchResult, SkippedResource
 from resolver.calendars.ical import Limits, UnparseableResource, Window, live_items, window_from
 from resolver.domain.errors import CalendarUnavailable, CollectionNotFound
 from resolver.domain.items import Collection, Item, Kind, collection_id_from_path
 
 logger = logging.getLogger("resolver.calendars")
+
+
+class _FilterMemory:
+    """Process memory of the collections whose server failed on its own time-range filter."""
+
+    def __init__(self) -> None:
+        self._until: dict[tuple[str, str, str], float] = {}
+        self._lock = threading.Lock()
+
+    def remember(self, key: tuple[str, str, str], seconds: float) -> None:
+        with self._lock:
+            self._until[key] = time.monotonic() + seconds
+
+    def unsafe(self, key: tuple[str, str, str]) -> bool:
+        with self._lock:
+            until = self._until.get(key)
+            if until is None:
+                return False
+            if until <= time.monotonic():
+                del self._until[key]  # time to ask the server with the filter again
+                return False
+            return True
+
+    def clear(self) -> None:
+        with self._lock:
+            self._until.clear()
+
+
+_FILTER_MEMORY = _FilterMemory()
 
 _local = threading.local()
 
@@ -104,6 +134,18 @@ class _CountingClient(caldav.DAVClient):
     ]
 
     def request(self, *args: Any, **kwargs: Any) -> Any:
+        # No request may outlive the resolution's deadline: none starts after
+        # it, and each waits at most what is left of it.
+        left = deadline.remaining()
+        base = getattr(self, "_base_timeout", None)
+        if base is None:
+            base = self._base_timeout = self.timeout
+        if left is not None:
+            if left <= 0:
+                raise deadline.ResolutionTimeout()
+            self.timeout = min(base, left)
+        else:
+            self.timeout = base
         self.round_trips += 1
         return super().request(*args, **kwargs)
 
@@ -118,6 +160,9 @@ class CalDAVCalendar:
     # Ask the server for events in the window only (see query_body).
     event_time_range: bool = True
     now: Callable[[], datetime] = field(default=lambda: datetime.now(timezone.utc), repr=False)
+    # How long a collection whose server failed on its own time-range is read
+    # without it; None: RESOLVER_SERVER_FILTER_RETRY_SECONDS.
+    filter_retry_seconds: float | None = None
     # Bounds on the work one resource may cost; None: from the settings (limits_from_settings).
     limits: Limits | None = None
 
@@ -204,14 +249,17 @@ class CalDAVCalendar:
                 "Unknown collection ID.", details={"collection_ids": unknown}
             )
         window = window_from(self.now(), self.horizon_days)
-        body = query_body(kind, window, time_range=self.event_time_range)
         items: list[Item] = []
         skipped: list[SkippedResource] = []
+        filter_skipped: list[str] = []
         for cid in wanted:
             collection, url = by_id[cid]
-            got, bad = self._query(url, collection, body, kind=kind, window=window, tz=_zone(time_zone))
+            got, bad, without_filter = self._read_collection(url, collection, kind=kind, window=window,
+                                                             tz=_zone(time_zone))
             items.extend(got)
             skipped.extend(bad)
+            if without_filter:
+                filter_skipped.append(cid)
         return FetchResult(
             items=tuple(items),
             skipped=tuple(skipped),
@@ -220,7 +268,40 @@ class CalDAVCalendar:
             seconds=time.perf_counter() - started,
             collections_searched=tuple(wanted),
             read_at=read_at,
+            server_filter_skipped=tuple(filter_skipped),
         )
+
+    def _read_collection(
+        self, url: str, collection: Collection, *, kind: Kind, window: Window, tz: tzinfo | None
+    ) -> tuple[list[Item], list[SkippedResource], bool]:
+        """One collection's live items, and whether the server's time-range filter was left out.
+
+        A server can choke on its own filter: Radicale expands a series for the
+        time-range on every request, so one `FREQ=SECONDLY` invitation makes
+        every event REPORT of that collection time out. When the filtered
+        REPORT times out or fails with a 5xx, it is sent once more without the
+        time-range (the client applies the window and its own bounds anyway),
+        and the collection is read without it for SERVER_FILTER_RETRY_SECONDS,
+        so that the server is not asked again on every request.
+        """
+        if kind is not Kind.EVENT or not self.event_time_range:
+            return (*self._query(url, collection, query_body(kind, window, time_range=self.event_time_range),
+                                 kind=kind, window=window, tz=tz), False)
+        without = query_body(kind, window, time_range=False)
+        key = (self.url, self.username, url)
+        if _FILTER_MEMORY.unsafe(key):
+            return (*self._query(url, collection, without, kind=kind, window=window, tz=tz), True)
+        try:
+            return (*self._query(url, collection, query_body(kind, window), kind=kind, window=window, tz=tz), False)
+        except CalendarUnavailable as err:
+            reason = str(err.details.get("reason", ""))
+            if (reason != "timeout" and not reason.startswith("http_5")) or deadline.expired():
+                raise  # the resolution's own deadline is no fault of the filter
+            seconds = self.filter_retry_seconds if self.filter_retry_seconds is not None else _filter_retry_from_settings()
+            _FILTER_MEMORY.remember(key, seconds)
+            logger.warning("caldav time-range filter failed on %s (%s): read without it, for %ss",
+                           collection.url_path, reason, seconds)
+        return (*self._query(url, collection, without, kind=kind, window=window, tz=tz), True)
 
     def _query(
         self, url: str, collection: Collection, body: bytes, *, kind: Kind, window: Window,
@@ -234,6 +315,9 @@ class CalDAVCalendar:
         items: list[Item] = []
         skipped: list[SkippedResource] = []
         for result in results:
+            if deadline.expired():
+                logger.warning("caldav read of %s: resolution deadline passed while reading", collection.url_path)
+                raise CalendarUnavailable(details={"reason": "timeout"})
             if result.status != 200 or not result.calendar_data or result.etag is None:
                 # Logged like any other skip: the README promises every skipped href in the log.
                 logger.warning("skipped resource %s: %s", result.href, "no calendar data")
@@ -268,3 +352,9 @@ def limits_from_settings() -> Limits:
     return Limits(max_bytes=int(s.MAX_RESOURCE_BYTES), max_components=int(s.MAX_RESOURCE_COMPONENTS),
                   max_depth=int(s.MAX_COMPONENT_DEPTH), max_overrides=int(s.MAX_RESOURCE_OVERRIDES),
                   max_dates=int(s.MAX_RECURRENCE_DATES), recurrence_budget=int(s.RECURRENCE_BUDGET))
+
+
+def _filter_retry_from_settings() -> float:
+    from resolver.conf import resolver_settings
+
+    return float(resolver_settings.SERVER_FILTER_RETRY_SECONDS)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from resolver import deadline
 from resolver.calendars.base import FetchResult
 from resolver.domain import judgment as jdg
 from resolver.domain.errors import InvalidRequest
@@ -87,6 +88,7 @@ def time_zone_of(name: str | None) -> tzinfo:
                              details={"field": "time_zone"}) from None
 
 
+@deadline.bounded  # RESOLVER_RESOLUTION_BUDGET_SECONDS for all of it (resolver/deadline.py)
 def resolve(
     *,
     request: ResolveRequest,
@@ -169,7 +171,9 @@ def resolve(
     )
     numbering = {number: item.item_id for number, item in enumerate(candidates, start=1)}
     judging_started = time.perf_counter()
-    judgment = judge.judge(question, request_id=request_id)
+    # Past the resolution's deadline the judge is not asked: a clarification, in search order.
+    judgment = (jdg.JudgmentUnavailable(reason="timeout", detail="resolution budget spent") if deadline.expired()
+                else judge.judge(question, request_id=request_id))
     timings["judgment_ms"] = _ms(time.perf_counter() - judging_started)
 
     if isinstance(judgment, jdg.JudgmentUnavailable):
@@ -273,14 +277,21 @@ def _narrowed(*, matched: int, kept: int) -> tuple[OutcomeWarning, ...]:
 
 
 def _skipped_warning(fetched: FetchResult) -> tuple[OutcomeWarning, ...]:
-    if not fetched.skipped:
-        return ()
-    reasons = Counter(s.reason for s in fetched.skipped)
-    return (OutcomeWarning(
-        code="items_skipped",
-        message="Some calendar resources could not be read and were skipped.",
-        details={"count": len(fetched.skipped), "reasons": dict(sorted(reasons.items()))},
-    ),)
+    found: tuple[OutcomeWarning, ...] = ()
+    if fetched.skipped:
+        reasons = Counter(s.reason for s in fetched.skipped)
+        found += (OutcomeWarning(
+            code="items_skipped",
+            message="Some calendar resources could not be read and were skipped.",
+            details={"count": len(fetched.skipped), "reasons": dict(sorted(reasons.items()))},
+        ),)
+    if fetched.server_filter_skipped:
+        found += (OutcomeWarning(
+            code="server_filter_skipped",
+            message="The calendar server failed on its own time-range filter; events were read without it.",
+            details={"collection_ids": list(fetched.server_filter_skipped)},
+        ),)
+    return found
 
 
 def _ms(seconds: float) -> float:
