@@ -43,7 +43,7 @@ from lxml import etree
 from resolver.calendars.base import FetchResult, SkippedResource
 from resolver.calendars import memo
 from resolver.calendars.ical import (
-    COMPONENT, DEFAULT_LIMITS, Limits, ResourceFacts, UnparseableResource, Window, items_from, read_resource,
+    COMPONENT, DEFAULT_LIMITS, Limits, UnparseableResource, Window, items_from, live_items, read_resource,
     window_from,
 )
 from resolver.domain.errors import CalendarUnavailable, CollectionNotFound
@@ -477,9 +477,12 @@ class CalDAVCalendar:
                 skipped.append(SkippedResource(resource.href, "no calendar data"))
                 continue
             facts = resource.facts
-            if facts is None:
-                facts = self._facts(resource.href, resource.etag, resource.data)
             try:
+                if facts is None:  # the full read, memo off
+                    items.extend(live_items(resource.data or "", kind=kind, collection_path=collection.url_path,
+                                            etag=resource.etag, window=window, href=resource.href, tz=tz,
+                                            limits=self.limits))
+                    continue
                 if isinstance(facts, memo.Unreadable):
                     raise UnparseableResource(facts.reason)
                 items.extend(items_from(facts, kind=kind, collection_path=collection.url_path,

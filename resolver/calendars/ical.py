@@ -1,25 +1,45 @@
-"""Turn one CalDAV resource's iCalendar text into live items.
+"""Turn one CalDAV resource's iCalendar text into live items, in two steps.
+
+1. `read_resource(text)` parses the resource once into `ResourceFacts`: small,
+   frozen values (per UID: title, status, dates, the recurrence definition and
+   its overrides) that do not depend on the moment or the zone of a request,
+   so they can be kept while the resource's ETag is unchanged. No icalendar
+   object is kept.
+2. `items_from(facts, ...)` decides liveness for one request's window and
+   zone, and lists each live event's occurrences in it.
 
 Liveness is decided here, on the client, for every resource the server
 returns: servers differ in how well they apply a calendar-query filter, so the
 filter only saves bandwidth and never decides what is live.
+
+Anyone who can send an invitation can put a resource into a calendar, so the
+work per resource is bounded: its size, its number of components, overrides
+and listed dates are checked on the raw text before it is parsed, and a
+series is expanded within a step budget (`recurrence.py`). A resource beyond
+a bound is skipped with a reason, like an unreadable one.
 """
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta, timezone
-import icalendar
-import recurring_ical_events
+from datetime import date, datetime, time, timedelta, timezone, tzinfo
+from typing import Iterable
 
-from resolver.domain.items import Item, Kind, make_item
+import icalendar
+
+from resolver.calendars import recurrence
+from resolver.domain.items import MAX_OCCURRENCES_PER_ITEM, Item, Kind, Occurrence, make_item
+
+logger = logging.getLogger("resolver.calendars")
 
 CLOSED_TASK_STATUSES = frozenset({"COMPLETED", "CANCELLED"})
 COMPONENT = {Kind.TASK: "VTODO", Kind.EVENT: "VEVENT"}
+UTC = timezone.utc
 
 
 class UnparseableResource(Exception):
-    """The resource's text is not iCalendar we can read; it is skipped, not fatal."""
+    """The resource's text is not iCalendar we can read, or is beyond a bound; it is skipped, not fatal."""
 
     def __init__(self, reason: str) -> None:
         self.reason = reason
@@ -36,15 +56,62 @@ def window_from(now: datetime, horizon_days: int) -> Window:
     return Window(start=now, end=now + timedelta(days=horizon_days))
 
 
-def _as_utc(value: date | datetime) -> datetime:
-    if isinstance(value, datetime):
-        # Floating times have no zone; read them as UTC, the server's clock.
-        return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value
-    return datetime.combine(value, time.min, tzinfo=timezone.utc)
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Bounds on the work one resource may cost (README: "Hostile calendars")."""
+
+    max_bytes: int = 1024 * 1024
+    max_components: int = 1000
+    max_depth: int = 8
+    max_overrides: int = 1000
+    max_dates: int = 2000
+    recurrence_budget: int = recurrence.DEFAULT_BUDGET
 
 
-def _iso(value: date | datetime) -> str:
-    return value.isoformat()
+DEFAULT_LIMITS = Limits()
+
+# Values as read: a date (all-day), a naive datetime (floating: read in the
+# request's zone), or an aware datetime.
+When = date | datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Override:
+    """One instance of a series changed by a component with a RECURRENCE-ID."""
+
+    recurrence_id: When
+    status: str | None
+    start: When | None
+    end: When | None
+    duration: timedelta | None
+
+
+@dataclass(frozen=True, slots=True)
+class ComponentFacts:
+    """What liveness, occurrences and matching need of one UID's master component."""
+
+    uid: str
+    name: str  # VTODO or VEVENT
+    title: str
+    status: str | None
+    due: When | None = None
+    completed: bool = False
+    start: When | None = None
+    end: When | None = None
+    duration: timedelta | None = None
+    rrule: str | None = None
+    rdates: tuple[When | tuple[When, When | timedelta], ...] = ()
+    exdates: tuple[When, ...] = ()
+    overrides: tuple[Override, ...] = ()
+    # A value this component needs but that cannot be read ("bad due"): it
+    # skips the resource only when the component is asked for (open task,
+    # event not cancelled), as before the split.
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceFacts:
+    components: tuple[ComponentFacts, ...]
 
 
 def _text(component: icalendar.cal.Component, name: str) -> str:
@@ -61,90 +128,155 @@ def _status(component: icalendar.cal.Component) -> str | None:
     return status or None
 
 
-def _decoded(component: icalendar.cal.Component, name: str) -> date | datetime | None:
+class _Bad(Exception):
+    pass
+
+
+def _decoded(component: icalendar.cal.Component, name: str) -> When | None:
     prop = component.get(name)
     if prop is None:
         return None
     if isinstance(prop, list):
         prop = prop[0]
-    value = getattr(prop, "dt", None)
+    try:
+        value = getattr(prop, "dt", None)
+    except Exception:  # icalendar 7 raises BrokenCalendarProperty on reading a broken value
+        value = None
     if isinstance(value, (date, datetime)):
         return value
-    raise UnparseableResource(f"bad {name.lower()}")
+    raise _Bad(f"bad {name.lower()}")
 
 
-def _masters(calendar: icalendar.cal.Component, name: str) -> dict[str, icalendar.cal.Component]:
-    """One component per UID: the series master, or the first one seen."""
-    masters: dict[str, icalendar.cal.Component] = {}
+def _duration(component: icalendar.cal.Component) -> timedelta | None:
+    prop = component.get("DURATION")
+    if isinstance(prop, list):
+        prop = prop[0]
+    value = getattr(prop, "dt", None)
+    return value if isinstance(value, timedelta) else None
+
+
+def _date_list(component: icalendar.cal.Component, name: str) -> list:
+    props = component.get(name)
+    if props is None:
+        return []
+    if not isinstance(props, list):
+        props = [props]
+    found = []
+    for prop in props:
+        for value in getattr(prop, "dts", ()):
+            found.append(value.dt)
+    return found
+
+
+_BEGIN_OR_END = re.compile(r"^(BEGIN|END):", re.I | re.M)
+_RECURRENCE_ID = re.compile(r"^RECURRENCE-ID[;:]", re.I | re.M)
+_DATE_LIST = re.compile(r"^(?:RDATE|EXDATE)[;:][^\r\n]*", re.I | re.M)
+
+
+def check_bounds(text: str, limits: Limits = DEFAULT_LIMITS) -> None:
+    """Refuse, on the raw text and before any parse, a resource beyond a bound."""
+    if len(text) > limits.max_bytes or (
+        len(text) * 4 > limits.max_bytes and len(text.encode("utf-8", "surrogatepass")) > limits.max_bytes
+    ):
+        raise UnparseableResource("resource_too_large")
+    unfolded = _FOLD.sub("", text)
+    if len(_RECURRENCE_ID.findall(unfolded)) > limits.max_overrides:
+        raise UnparseableResource("too_many_overrides")
+    dates = 0
+    for line in _DATE_LIST.findall(unfolded):
+        dates += line.count(",") + 1
+        if dates > limits.max_dates:
+            raise UnparseableResource("too_many_dates")
+    depth = components = 0
+    for found in _BEGIN_OR_END.finditer(unfolded):
+        if found.group(1).upper() == "BEGIN":
+            components += 1
+            depth += 1
+            if components > limits.max_components or depth > limits.max_depth:
+                raise UnparseableResource("too_many_components")
+        else:
+            depth = max(depth - 1, 0)
+
+
+def read_resource(text: str, *, limits: Limits = DEFAULT_LIMITS) -> ResourceFacts:
+    """Parse one resource into window-independent facts; raises UnparseableResource."""
+    check_bounds(text, limits)
+    calendar = parse_calendar(text)
+    try:
+        return ResourceFacts(components=tuple(
+            _facts(name, uid, master, overrides)
+            for name in ("VTODO", "VEVENT")
+            for uid, (master, overrides) in _by_uid(calendar, name).items()
+        ))
+    except UnparseableResource:
+        raise
+    except Exception as err:  # a value icalendar accepted but cannot decode
+        raise UnparseableResource("bad property value") from err
+
+
+def _by_uid(calendar: icalendar.cal.Component, name: str) -> dict[str, tuple[icalendar.cal.Component, list]]:
+    """Per UID: the series master (or the first component seen), and the overrides."""
+    found: dict[str, tuple[icalendar.cal.Component | None, list]] = {}
     for component in calendar.walk(name):
         uid = _text(component, "UID").strip()
         if not uid:
             continue
-        if uid not in masters or (
-            "RECURRENCE-ID" in masters[uid] and "RECURRENCE-ID" not in component
-        ):
-            masters[uid] = component
-    return masters
+        master, overrides = found.get(uid, (None, []))
+        if "RECURRENCE-ID" in component:
+            overrides.append(component)
+        elif master is None:
+            master = component
+        found[uid] = (master, overrides)
+    # A UID with overrides only: the first of them stands for the item, as before.
+    return {uid: (master if master is not None else overrides[0], overrides if master is not None else overrides[1:])
+            for uid, (master, overrides) in found.items()}
 
 
-def _task_is_open(todo: icalendar.cal.Component) -> bool:
-    return _status(todo) not in CLOSED_TASK_STATUSES and "COMPLETED" not in todo
-
-
-def _event_end(event: icalendar.cal.Component, start: date | datetime) -> datetime:
-    end = _decoded(event, "DTEND")
-    if end is not None:
-        return _as_utc(end)
-    duration = event.get("DURATION")
-    if duration is not None and isinstance(getattr(duration, "dt", None), timedelta):
-        return _as_utc(start) + duration.dt
-    # RFC 5545 3.6.1: a date-only start lasts one day; a date-time start, no time.
-    if not isinstance(start, datetime):
-        return _as_utc(start) + timedelta(days=1)
-    return _as_utc(start)
-
-
-def _overlaps(start: datetime, end: datetime, window: Window) -> bool:
-    if end == start:  # an instant is live when it falls inside the window
-        return window.start <= start < window.end
-    return start < window.end and end > window.start
-
-
-def _next_occurrence(calendar: icalendar.cal.Component, uid: str, window: Window) -> datetime | date | None:
-    """The first occurrence of a recurring series overlapping the window, if any.
-
-    `after()` yields occurrences in order of start and stops being asked at
-    the first one past the window: `between()` would build every occurrence
-    in the window (a daily series over a long horizon, thousands) to use one.
-    """
-    for occurrence in recurring_ical_events.of(calendar).after(window.start):
-        start = _decoded(occurrence, "DTSTART")
-        if start is None:
-            continue
-        if _as_utc(start) >= window.end:
-            return None  # in order of start: nothing later is in the window
-        if _text(occurrence, "UID").strip() != uid or _status(occurrence) == "CANCELLED":
-            continue
-        return start
-    return None
-
-
-def _live_event_start(
-    calendar: icalendar.cal.Component, event: icalendar.cal.Component, uid: str, window: Window
-) -> date | datetime | None:
-    if _status(event) == "CANCELLED":
-        return None
-    start = _decoded(event, "DTSTART")
-    if start is None:
-        raise UnparseableResource("event without dtstart")
-    if "RRULE" in event or "RDATE" in event or _has_overrides(calendar, uid):
-        return _next_occurrence(calendar, uid, window)
-    return start if _overlaps(_as_utc(start), _event_end(event, start), window) else None
-
-
-def _has_overrides(calendar: icalendar.cal.Component, uid: str) -> bool:
-    return any(
-        "RECURRENCE-ID" in c and _text(c, "UID").strip() == uid for c in calendar.walk("VEVENT")
+def _facts(name: str, uid: str, master: icalendar.cal.Component, overrides: list) -> ComponentFacts:
+    title = _text(master, "SUMMARY")
+    status = _status(master)
+    if name == "VTODO":
+        try:
+            due, error = _decoded(master, "DUE"), None
+        except _Bad as bad:
+            due, error = None, str(bad)
+        return ComponentFacts(uid=uid, name=name, title=title, status=status, due=due,
+                              completed="COMPLETED" in master, error=error)
+    error = None
+    start = end = None
+    try:
+        start = _decoded(master, "DTSTART")
+        end = _decoded(master, "DTEND")
+    except _Bad as bad:
+        error = str(bad)
+    if error is None and start is None:
+        error = "event without dtstart"
+    rrule = master.get("RRULE")
+    if isinstance(rrule, list):
+        rrule = rrule[0]
+    rrule_text = rrule.to_ical().decode("utf-8", "replace") if rrule is not None else None
+    if rrule_text is not None:
+        try:
+            recurrence.parse_rule(rrule_text)
+        except recurrence.BadRule:
+            error = error or "bad property value"
+    moved = []
+    for component in overrides:
+        try:
+            rid = _decoded(component, "RECURRENCE-ID")
+            moved.append(Override(recurrence_id=rid, status=_status(component),
+                                  start=_decoded(component, "DTSTART"), end=_decoded(component, "DTEND"),
+                                  duration=_duration(component)))
+        except _Bad:
+            error = error or "bad property value"
+    # A master that is itself an override (no master in the resource) is a single instance.
+    is_instance = "RECURRENCE-ID" in master
+    return ComponentFacts(
+        uid=uid, name=name, title=title, status=status, start=start, end=end, duration=_duration(master),
+        rrule=None if is_instance else rrule_text,
+        rdates=() if is_instance else tuple(_date_list(master, "RDATE")),
+        exdates=() if is_instance else tuple(_date_list(master, "EXDATE")),
+        overrides=tuple(moved), error=error,
     )
 
 
@@ -230,6 +362,8 @@ def parse_calendar(text: str) -> icalendar.cal.Component:
         raise UnparseableResource("not iCalendar") from err
 
 
+
+
 def live_items(
     text: str,
     *,
@@ -237,46 +371,186 @@ def live_items(
     collection_path: str,
     etag: str,
     window: Window,
+    href: str = "",
+    tz: tzinfo | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> list[Item]:
     """The live items of `kind` in one resource; raises UnparseableResource."""
+    check_bounds(text, limits)
     if kind is Kind.EVENT and certainly_ended(text, window.start):
         return []
-    calendar = parse_calendar(text)
+    facts = read_resource(text, limits=limits)
+    return items_from(facts, kind=kind, collection_path=collection_path, href=href, etag=etag,
+                      window=window, tz=tz, limits=limits)
+
+
+def items_from(
+    facts: ResourceFacts,
+    *,
+    kind: Kind,
+    collection_path: str,
+    href: str = "",
+    etag: str,
+    window: Window,
+    tz: tzinfo | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+) -> list[Item]:
+    """The live items of `kind` in these facts for this window; raises UnparseableResource.
+
+    `tz` is the zone floating times and all-day dates are read in (None: UTC).
+    """
+    zone = tz or UTC
+    name = COMPONENT[kind]
     items: list[Item] = []
-    try:
-        for uid, component in _masters(calendar, COMPONENT[kind]).items():
-            item = _item(calendar, component, uid=uid, kind=kind,
-                         collection_path=collection_path, etag=etag, window=window)
-            if item is not None:
-                items.append(item)
-    except UnparseableResource:
-        raise
-    except Exception as err:  # a value icalendar accepted but cannot decode
-        raise UnparseableResource("bad property value") from err
+    for component in facts.components:
+        if component.name != name:
+            continue
+        item = _task(component, collection_path, href, etag) if kind is Kind.TASK else \
+            _event(component, collection_path, href, etag, window, zone, limits)
+        if item is not None:
+            items.append(item)
     return items
 
 
-def _item(
-    calendar: icalendar.cal.Component,
-    component: icalendar.cal.Component,
-    *,
-    uid: str,
-    kind: Kind,
-    collection_path: str,
-    etag: str,
-    window: Window,
-) -> Item | None:
-    title = _text(component, "SUMMARY")
-    if kind is Kind.TASK:
-        if not _task_is_open(component):
-            return None
-        due = _decoded(component, "DUE")
-        return make_item(collection_path=collection_path, uid=uid, title=title, etag=etag,
-                         kind=kind, status=_status(component),
-                         due=_iso(due) if due is not None else None)
-    start = _live_event_start(calendar, component, uid, window)
-    if start is None:
+def _task(c: ComponentFacts, collection_path: str, href: str, etag: str) -> Item | None:
+    if c.status in CLOSED_TASK_STATUSES or c.completed:
         return None
-    return make_item(collection_path=collection_path, uid=uid, title=title, etag=etag,
-                     kind=kind, status=_status(component), start=_iso(start))
+    if c.error is not None:
+        raise UnparseableResource(c.error)
+    return make_item(collection_path=collection_path, uid=c.uid, title=c.title, etag=etag, kind=Kind.TASK,
+                     status=c.status, due=_iso(c.due) if c.due is not None else None, href=href)
 
+
+def _event(c: ComponentFacts, collection_path: str, href: str, etag: str, window: Window,
+           zone: tzinfo, limits: Limits) -> Item | None:
+    if c.status == "CANCELLED":
+        return None
+    if c.error is not None:
+        raise UnparseableResource(c.error)
+    try:
+        found = occurrences(c, window, zone, budget=limits.recurrence_budget)
+    except recurrence.RecurrenceTooComplex:
+        raise UnparseableResource("recurrence_too_complex") from None
+    except recurrence.BadRule:
+        raise UnparseableResource("bad property value") from None
+    if not found:
+        return None
+    first_start, first = found[0]
+    return make_item(collection_path=collection_path, uid=c.uid, title=c.title, etag=etag, kind=Kind.EVENT,
+                     status=c.status, start=_iso(first_start), href=href,
+                     occurrences=tuple(occurrence for _, occurrence in found))
+
+
+def _iso(value: When) -> str:
+    return value.isoformat()
+
+
+def _aware(value: When, zone: tzinfo) -> datetime:
+    """An instant: all-day dates at midnight and floating times in the request's zone."""
+    if isinstance(value, datetime):
+        return value.replace(tzinfo=zone) if value.tzinfo is None else value
+    return datetime.combine(value, time.min, tzinfo=zone)
+
+
+def _end_of(start: When, end: When | None, duration: timedelta | None, zone: tzinfo) -> datetime:
+    if end is not None:
+        return _aware(end, zone)
+    if duration is not None:
+        return _aware(start, zone) + duration
+    # RFC 5545 3.6.1: a date-only start lasts one day; a date-time start, no time.
+    if not isinstance(start, datetime):
+        return _aware(start, zone) + timedelta(days=1)
+    return _aware(start, zone)
+
+
+def _overlaps(start: datetime, end: datetime, window: Window) -> bool:
+    if end == start:  # an instant is live when it falls inside the window
+        return window.start <= start < window.end
+    return start < window.end and end > window.start
+
+
+def occurrences(c: ComponentFacts, window: Window, zone: tzinfo, *,
+                budget: int = recurrence.DEFAULT_BUDGET) -> list[tuple[When, Occurrence]]:
+    """The live occurrences of an event overlapping the window, in order of start.
+
+    Each comes with its start as the calendar gives it (for `Item.start`). At
+    most MAX_OCCURRENCES_PER_ITEM. Raises RecurrenceTooComplex only when the
+    budget ran out before a single live occurrence was found: a series found
+    live keeps the occurrences found so far.
+    """
+    start = c.start
+    assert start is not None
+    is_series = bool(c.rrule or c.rdates or c.overrides)
+    end = _end_of(start, c.end, c.duration, zone)
+    if not is_series:
+        begin = _aware(start, zone)
+        if _overlaps(begin, end, window):
+            return [(start, Occurrence(start=begin, end=end))]
+        return []
+    length = end - _aware(start, zone)
+    removed = {_key(value, zone) for value in c.exdates}
+    removed.update(_key(o.recurrence_id, zone) for o in c.overrides)
+    found: list[tuple[datetime, When, Occurrence]] = []
+
+    def add(original: When, begin: When, finish: datetime, status: str | None, rid: When) -> None:
+        if status == "CANCELLED":
+            return
+        aware_begin = _aware(begin, zone)
+        if _overlaps(aware_begin, finish, window):
+            found.append((aware_begin, begin, Occurrence(start=aware_begin, end=finish, recurrence_id=_iso(rid))))
+
+    # Overrides and RDATEs: short lists (bounded by Limits), each placed on its own.
+    for o in c.overrides:
+        o_start = o.start if o.start is not None else o.recurrence_id
+        add(o.recurrence_id, o_start, _end_of(o_start, o.end, o.duration if o.duration is not None else
+                                             (length if o.end is None else None), zone), o.status, o.recurrence_id)
+    extra = []
+    for value in c.rdates:
+        if isinstance(value, tuple):  # a PERIOD: start and end or duration
+            begin, until = value
+            finish = _aware(begin, zone) + until if isinstance(until, timedelta) else _aware(until, zone)
+        else:
+            begin, finish = value, _aware(value, zone) + length
+        extra.append(begin)
+        if _key(begin, zone) not in removed:
+            add(begin, begin, finish, c.status, begin)
+    # DTSTART is the first instance of a series (RFC 5545 3.8.5.3), also with RDATE only.
+    listed = {_key(value, zone) for value in extra}
+    if _key(start, zone) not in removed and _key(start, zone) not in listed:
+        add(start, start, end, c.status, start)
+    if c.rrule:
+        _rule_occurrences(c, window, zone, length, removed | listed | {_key(start, zone)}, budget, found, add)
+    found.sort(key=lambda entry: entry[0])
+    return [(original, occurrence) for _, original, occurrence in found[:MAX_OCCURRENCES_PER_ITEM]]
+
+
+def _key(value: When, zone: tzinfo) -> datetime:
+    return _aware(value, zone).astimezone(UTC)
+
+
+def _rule_occurrences(c: ComponentFacts, window: Window, zone: tzinfo, length: timedelta,
+                      skip: set[datetime], budget: int, found: list, add) -> None:
+    start = c.start
+    all_day = not isinstance(start, datetime)
+    base = datetime.combine(start, time.min) if all_day else start
+    # Occurrences that began before the window and still last into it count too.
+    earliest = window.start - max(length, timedelta(0))
+    after = earliest if base.tzinfo is not None else earliest.astimezone(zone).replace(tzinfo=None)
+    kept = 0
+    try:
+        for value in recurrence.starts(c.rrule, base, after=after, floating_zone=zone, budget=budget):
+            original = value.date() if all_day else value
+            begin = _aware(original, zone)
+            if begin >= window.end:
+                return  # in order of start: nothing later is in the window
+            if _key(original, zone) in skip:
+                continue
+            before = len(found)
+            add(original, original, begin + length, c.status, original)
+            kept += len(found) - before
+            if kept >= MAX_OCCURRENCES_PER_ITEM:
+                return
+    except recurrence.RecurrenceTooComplex:
+        if not found:
+            raise
+        logger.info("series %s: occurrence budget spent after %d occurrences", c.uid, len(found))

@@ -1,0 +1,123 @@
+"""The two reading steps: window-independent facts, then items for one window and zone."""
+from __future__ import annotations
+
+import pickle
+from datetime import datetime, timedelta, timezone
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from resolver.calendars.ical import (
+    ResourceFacts, UnparseableResource, items_from, live_items, read_resource, window_from,
+)
+from resolver.domain.items import MAX_OCCURRENCES_PER_ITEM, Kind
+
+NOW = datetime(2026, 6, 1, 12, tzinfo=timezone.utc)
+WINDOW = window_from(NOW, 90)
+BERLIN = ZoneInfo("Europe/Berlin")
+
+
+def cal(body: str) -> str:
+    return f"BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:t\r\n{body}END:VCALENDAR\r\n"
+
+
+def events(text: str, window=WINDOW, tz=None):
+    return items_from(read_resource(text), kind=Kind.EVENT, collection_path="/u/c/", href="/u/c/x.ics",
+                      etag='"e"', window=window, tz=tz)
+
+
+SERIES = cal("BEGIN:VEVENT\r\nUID:s\r\nSUMMARY:Standup\r\nDTSTART:20260501T090000Z\r\n"
+             "DTEND:20260501T091500Z\r\nRRULE:FREQ=DAILY;COUNT=40\r\nEXDATE:20260603T090000Z\r\nEND:VEVENT\r\n"
+             "BEGIN:VEVENT\r\nUID:s\r\nSUMMARY:Standup (moved)\r\nRECURRENCE-ID:20260602T090000Z\r\n"
+             "DTSTART:20260602T140000Z\r\nDTEND:20260602T141500Z\r\nEND:VEVENT\r\n"
+             "BEGIN:VEVENT\r\nUID:s\r\nRECURRENCE-ID:20260605T090000Z\r\nSTATUS:CANCELLED\r\n"
+             "DTSTART:20260605T090000Z\r\nEND:VEVENT\r\n")
+
+
+def test_facts_are_compact_and_hold_no_icalendar_objects():
+    facts = read_resource(SERIES)
+    assert isinstance(facts, ResourceFacts)
+    [series] = facts.components
+    assert (series.uid, series.title, series.rrule) == ("s", "Standup", "FREQ=DAILY;COUNT=40")
+    assert len(series.overrides) == 2
+    # Picklable plain values; an ordinary resource stays well under 3 KB.
+    assert len(pickle.dumps(facts)) < 3000
+    assert "icalendar" not in pickle.dumps(facts).decode("latin-1")
+
+
+def test_occurrences_of_a_series_follow_exdate_overrides_and_count():
+    [item] = events(SERIES)
+    assert item.href == "/u/c/x.ics"
+    starts = [o.start for o in item.occurrences]
+    # 2026-06-01 09:00 is before NOW but ongoing? No: it ended 09:15; the first live one is the moved 2 June.
+    assert starts[0] == datetime(2026, 6, 2, 14, tzinfo=timezone.utc)
+    assert datetime(2026, 6, 3, 9, tzinfo=timezone.utc) not in starts  # EXDATE
+    assert datetime(2026, 6, 5, 9, tzinfo=timezone.utc) not in starts  # cancelled instance
+    assert starts[-1] == datetime(2026, 6, 9, 9, tzinfo=timezone.utc)  # COUNT=40 from 1 May
+    assert starts == sorted(starts)
+    assert item.occurrences[0].recurrence_id == "2026-06-02T09:00:00+00:00"
+    assert item.occurrences[1].recurrence_id == "2026-06-04T09:00:00+00:00"
+    assert item.occurrences[1].end - item.occurrences[1].start == timedelta(minutes=15)
+
+
+def test_single_event_has_one_occurrence_without_recurrence_id():
+    text = cal("BEGIN:VEVENT\r\nUID:1\r\nSUMMARY:E\r\nDTSTART:20260601T130000Z\r\nDTEND:20260601T140000Z\r\nEND:VEVENT\r\n")
+    [item] = events(text)
+    [occurrence] = item.occurrences
+    assert occurrence.recurrence_id is None
+    assert occurrence.start == datetime(2026, 6, 1, 13, tzinfo=timezone.utc)
+
+
+def test_floating_times_are_read_in_the_request_zone():
+    # 13:30 floating: in Berlin (UTC+2 in June) that is 11:30 UTC, already over at NOW (12:00 UTC).
+    text = cal("BEGIN:VEVENT\r\nUID:1\r\nSUMMARY:E\r\nDTSTART:20260601T133000\r\nDTEND:20260601T135000\r\nEND:VEVENT\r\n")
+    assert len(events(text)) == 1
+    assert events(text, tz=BERLIN) == []
+    [item] = events(text, tz=ZoneInfo("America/New_York"))
+    assert item.occurrences[0].start.utcoffset() == timedelta(hours=-4)
+
+
+def test_all_day_occurrences_start_at_midnight_in_the_zone():
+    text = cal("BEGIN:VEVENT\r\nUID:1\r\nSUMMARY:E\r\nDTSTART;VALUE=DATE:20260602\r\nRRULE:FREQ=WEEKLY\r\nEND:VEVENT\r\n")
+    [item] = events(text, tz=BERLIN)
+    first = item.occurrences[0]
+    assert (first.start, first.end) == (datetime(2026, 6, 2, tzinfo=BERLIN), datetime(2026, 6, 3, tzinfo=BERLIN))
+    assert first.recurrence_id == "2026-06-02"
+    assert item.start == "2026-06-02"
+
+
+def test_occurrences_are_capped():
+    text = cal("BEGIN:VEVENT\r\nUID:1\r\nSUMMARY:E\r\nDTSTART:20200101T000000Z\r\nRRULE:FREQ=HOURLY\r\nEND:VEVENT\r\n")
+    [item] = events(text)
+    assert len(item.occurrences) == MAX_OCCURRENCES_PER_ITEM
+    assert item.occurrences[0].start == NOW
+
+
+def test_rdate_only_series_and_period_values():
+    text = cal("BEGIN:VEVENT\r\nUID:1\r\nSUMMARY:E\r\nDTSTART:20250101T100000Z\r\nDTEND:20250101T110000Z\r\n"
+               "RDATE:20260701T100000Z\r\nRDATE;VALUE=PERIOD:20260702T100000Z/PT3H\r\nEND:VEVENT\r\n")
+    [item] = events(text)
+    assert [(o.start.day, (o.end - o.start).seconds // 3600) for o in item.occurrences] == [(1, 1), (2, 3)]
+
+
+def test_facts_serve_any_window():
+    facts = read_resource(SERIES)
+    later = window_from(NOW + timedelta(days=30), 90)
+    assert items_from(facts, kind=Kind.EVENT, collection_path="/u/c/", etag='"e"', window=later) == []
+    assert items_from(facts, kind=Kind.EVENT, collection_path="/u/c/", etag='"e"', window=WINDOW)
+
+
+def test_live_items_is_the_composition():
+    assert live_items(SERIES, kind=Kind.EVENT, collection_path="/u/c/", etag='"e"', window=WINDOW,
+                      href="/u/c/x.ics") == events(SERIES)
+
+
+def test_a_bad_value_skips_only_when_the_component_is_asked_for():
+    text = cal("BEGIN:VEVENT\r\nUID:t\r\nSUMMARY:E\r\nDTSTART:20260602T100000Z\r\nDTEND:notadate\r\n"
+               "STATUS:CANCELLED\r\nEND:VEVENT\r\n")
+    facts = read_resource(text)
+    assert events(text) == []
+    assert items_from(facts, kind=Kind.TASK, collection_path="/u/c/", etag='"e"', window=WINDOW) == []
+    with pytest.raises(UnparseableResource) as raised:
+        events(text.replace("STATUS:CANCELLED\r\n", ""))
+    assert raised.value.reason == "bad dtend"
