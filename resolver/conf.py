@@ -19,6 +19,10 @@ DEFAULTS: dict[str, Any] = {
     "CALDAV_TIMEOUT": 10.0,
     "EVENT_HORIZON_DAYS": 90,
     "EVENT_TIME_RANGE_FILTER": True,
+    # Incremental reads: "auto" (WebDAV sync where offered) or "off" (etag-only listing).
+    "CALDAV_SYNC": "auto",
+    # Resources the process-wide parse memo holds; 0 turns it off (every read is full).
+    "PARSE_CACHE_ITEMS": 100_000,
     # Matching
     "MAX_CANDIDATES": 19,
     "MAX_TEXT_LENGTH": 500,

@@ -28,6 +28,8 @@ def calendar_from_settings() -> CalDAVCalendar:
         timeout=float(resolver_settings.CALDAV_TIMEOUT),
         horizon_days=int(resolver_settings.EVENT_HORIZON_DAYS),
         event_time_range=bool(resolver_settings.EVENT_TIME_RANGE_FILTER),
+        sync=str(resolver_settings.CALDAV_SYNC).strip().lower(),
+        parse_cache_items=int(resolver_settings.PARSE_CACHE_ITEMS),
     )
 
 

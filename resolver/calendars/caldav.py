@@ -195,6 +195,10 @@ class CalDAVCalendar:
     # it every incremental read, off: each request is then a full read.
     parse_cache_items: int = memo.DEFAULT_CAPACITY
 
+    def __post_init__(self) -> None:
+        if self.sync not in SYNC_MODES:
+            raise ValueError(f"RESOLVER_CALDAV_SYNC must be one of {', '.join(SYNC_MODES)}")
+
     def _key(self) -> tuple[str, str, str, float]:
         return (self.url, self.username, self.password, self.timeout)
 
