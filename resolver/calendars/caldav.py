@@ -283,12 +283,15 @@ class CalDAVCalendar:
             )
         window = window_from(self.now(), self.horizon_days)
         tz = _zone(time_zone)
-        parse_memo = memo.configure(self.parse_cache_items)
+        # Off (0) leaves the process memo alone: another calendar may use it.
+        incremental = self.parse_cache_items > 0
+        if incremental:
+            memo.configure(self.parse_cache_items)
         items: list[Item] = []
         skipped: list[SkippedResource] = []
         for cid in wanted:
             collection, url = by_id[cid]
-            if parse_memo.enabled:
+            if incremental:
                 resources = self._read_incremental(url, kind=kind, window=window)
             else:
                 resources = self._read_full(url, kind=kind, window=window)
