@@ -23,6 +23,18 @@ DEFAULTS: dict[str, Any] = {
     "CALDAV_SYNC": "auto",
     # Resources the process-wide parse memo holds; 0 turns it off (every read is full).
     "PARSE_CACHE_ITEMS": 100_000,
+    # Hostile calendars: bounds on the work one resource may cost (README).
+    "MAX_RESOURCE_BYTES": 1024 * 1024,
+    "MAX_RESOURCE_COMPONENTS": 1000,
+    "MAX_COMPONENT_DEPTH": 8,
+    "MAX_RESOURCE_OVERRIDES": 1000,
+    "MAX_RECURRENCE_DATES": 2000,
+    "RECURRENCE_BUDGET": 10000,
+    # How long a collection whose server failed on its own time-range filter
+    # is read without it before the filter is tried again.
+    "SERVER_FILTER_RETRY_SECONDS": 3600,
+    # The whole resolution, CalDAV reads and judgment included.
+    "RESOLUTION_BUDGET_SECONDS": 20.0,
     # Matching
     "MAX_CANDIDATES": 19,
     "MAX_TEXT_LENGTH": 500,

@@ -24,6 +24,9 @@ class FetchResult:
     collections_searched: tuple[str, ...] = field(default=())
     # When this fetch read the calendar (aware, UTC): the envelope's `read_at`.
     read_at: datetime | None = None
+    # Collections read without the server's time-range filter because the
+    # server failed on it (now or recently): the `server_filter_skipped` warning.
+    server_filter_skipped: tuple[str, ...] = ()
 
 
 class CalendarSource(Protocol):

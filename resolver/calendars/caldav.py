@@ -40,16 +40,45 @@ from caldav.elements import cdav, dav
 from caldav.lib import error as caldav_error
 from lxml import etree
 
+from resolver import deadline
 from resolver.calendars.base import FetchResult, SkippedResource
 from resolver.calendars import memo
 from resolver.calendars.ical import (
-    COMPONENT, DEFAULT_LIMITS, Limits, UnparseableResource, Window, items_from, live_items, read_resource,
+    COMPONENT, Limits, UnparseableResource, Window, items_from, live_items, read_resource,
     window_from,
 )
 from resolver.domain.errors import CalendarUnavailable, CollectionNotFound
 from resolver.domain.items import Collection, Item, Kind, collection_id_from_path
 
 logger = logging.getLogger("resolver.calendars")
+
+class _FilterMemory:
+    """Process memory of the collections whose server failed on its own time-range filter."""
+
+    def __init__(self) -> None:
+        self._until: dict[tuple[str, str, str], float] = {}
+        self._lock = threading.Lock()
+
+    def remember(self, key: tuple[str, str, str], seconds: float) -> None:
+        with self._lock:
+            self._until[key] = time.monotonic() + seconds
+
+    def unsafe(self, key: tuple[str, str, str]) -> bool:
+        with self._lock:
+            until = self._until.get(key)
+            if until is None:
+                return False
+            if until <= time.monotonic():
+                del self._until[key]  # time to ask the server with the filter again
+                return False
+            return True
+
+    def clear(self) -> None:
+        with self._lock:
+            self._until.clear()
+
+
+_FILTER_MEMORY = _FilterMemory()
 
 _local = threading.local()
 
@@ -172,6 +201,18 @@ class _CountingClient(caldav.DAVClient):
     ]
 
     def request(self, *args: Any, **kwargs: Any) -> Any:
+        # No request may outlive the resolution's deadline: none starts after
+        # it, and each waits at most what is left of it.
+        left = deadline.remaining()
+        base = getattr(self, "_base_timeout", None)
+        if base is None:
+            base = self._base_timeout = self.timeout
+        if left is not None:
+            if left <= 0:
+                raise deadline.ResolutionTimeout()
+            self.timeout = min(base, left)
+        else:
+            self.timeout = base
         self.round_trips += 1
         return super().request(*args, **kwargs)
 
@@ -186,8 +227,11 @@ class CalDAVCalendar:
     # Ask the server for events in the window only (see query_body).
     event_time_range: bool = True
     now: Callable[[], datetime] = field(default=lambda: datetime.now(timezone.utc), repr=False)
-    # Bounds on the work one resource may cost (ical.Limits).
-    limits: Limits = DEFAULT_LIMITS
+    # How long a collection whose server failed on its own time-range is read
+    # without it; None: RESOLVER_SERVER_FILTER_RETRY_SECONDS.
+    filter_retry_seconds: float | None = None
+    # Bounds on the work one resource may cost; None: from the settings (limits_from_settings).
+    limits: Limits | None = None
     # Incremental reads (module docstring): "auto" uses WebDAV sync where the
     # server offers it, "off" an etag-only listing plus calendar-multiget.
     sync: str = "auto"
@@ -285,17 +329,21 @@ class CalDAVCalendar:
         tz = _zone(time_zone)
         # Off (0) leaves the process memo alone: another calendar may use it.
         incremental = self.parse_cache_items > 0
+        limits = self.limits or limits_from_settings()
         if incremental:
-            memo.configure(self.parse_cache_items)
+            memo.configure(self.parse_cache_items, limits)
         items: list[Item] = []
         skipped: list[SkippedResource] = []
+        filter_skipped: list[str] = []
         for cid in wanted:
             collection, url = by_id[cid]
             if incremental:
-                resources = self._read_incremental(url, kind=kind, window=window)
+                resources = self._read_incremental(url, kind=kind, window=window, limits=limits)
             else:
-                resources = self._read_full(url, kind=kind, window=window)
-            got, bad = self._items(resources, collection, kind=kind, window=window, tz=tz)
+                resources, without_filter = self._read_full(url, collection, kind=kind, window=window)
+                if without_filter:
+                    filter_skipped.append(cid)
+            got, bad = self._items(resources, collection, kind=kind, window=window, tz=tz, limits=limits)
             items.extend(got)
             skipped.extend(bad)
         return FetchResult(
@@ -306,6 +354,7 @@ class CalDAVCalendar:
             seconds=time.perf_counter() - started,
             collections_searched=tuple(wanted),
             read_at=read_at,
+            server_filter_skipped=tuple(filter_skipped),
         )
 
     # -- reading resources ---------------------------------------------------
@@ -313,7 +362,7 @@ class CalDAVCalendar:
     def _memo_key(self, href: str, etag: str) -> memo.MemoKey:
         return (self.url, self.username, href, etag)
 
-    def _facts(self, href: str, etag: str, text: str | None) -> Any:
+    def _facts(self, href: str, etag: str, text: str | None, limits: Limits) -> Any:
         """ResourceFacts or memo.Unreadable for one resource, parsed at most once per ETag."""
         parse_memo = memo.MEMO
         key = self._memo_key(href, etag)
@@ -324,19 +373,48 @@ class CalDAVCalendar:
             # Not remembered: the server may send the data next time.
             return memo.Unreadable("no calendar data", None)
         try:
-            facts: Any = read_resource(text, limits=self.limits)
+            facts: Any = read_resource(text, limits=limits)
         except UnparseableResource as err:
             facts = memo.Unreadable(err.reason, memo.components_named(text))
         parse_memo.put(key, facts)
         return facts
 
-    def _read_full(self, url: str, *, kind: Kind, window: Window) -> list[_Resource]:
-        """Every resource of the kind, with its data: one calendar-query."""
-        body = query_body(kind, window, time_range=self.event_time_range)
-        return [_Resource(r.href, r.etag if r.status == 200 else None, r.calendar_data or None)
-                for r in self._report(url, body, depth=1)]
+    def _read_full(self, url: str, collection: Collection, *, kind: Kind,
+                   window: Window) -> tuple[list[_Resource], bool]:
+        """Every resource of the kind, with its data (memo off), and whether the time-range was left out.
 
-    def _read_incremental(self, url: str, *, kind: Kind, window: Window) -> list[_Resource]:
+        A server can choke on its own filter: Radicale expands a series for the
+        time-range on every request, so one `FREQ=SECONDLY` invitation makes
+        every event REPORT of that collection time out. When the filtered
+        REPORT times out or fails with a 5xx, it is sent once more without the
+        time-range (the client applies the window and its own bounds anyway),
+        and the collection is read without it for SERVER_FILTER_RETRY_SECONDS,
+        so that the server is not asked again on every request. Incremental
+        reads never send a time-range (the memo must know every event).
+        """
+        def read(body: bytes) -> list[_Resource]:
+            return [_Resource(r.href, r.etag if r.status == 200 else None, r.calendar_data or None)
+                    for r in self._report(url, body, depth=1)]
+
+        if kind is not Kind.EVENT or not self.event_time_range:
+            return read(query_body(kind, window, time_range=self.event_time_range)), False
+        without = query_body(kind, window, time_range=False)
+        key = (self.url, self.username, url)
+        if _FILTER_MEMORY.unsafe(key):
+            return read(without), True
+        try:
+            return read(query_body(kind, window)), False
+        except CalendarUnavailable as err:
+            reason = str(err.details.get("reason", ""))
+            if (reason != "timeout" and not reason.startswith("http_5")) or deadline.expired():
+                raise  # the resolution's own deadline is no fault of the filter
+            seconds = self.filter_retry_seconds if self.filter_retry_seconds is not None else _filter_retry_from_settings()
+            _FILTER_MEMORY.remember(key, seconds)
+            logger.warning("caldav time-range filter failed on %s (%s): read without it, for %ss",
+                           collection.url_path, reason, seconds)
+        return read(without), True
+
+    def _read_incremental(self, url: str, *, kind: Kind, window: Window, limits: Limits) -> list[_Resource]:
         """The collection's resources of `kind` as the server holds them now; data only where new."""
         key: memo.StateKey = (self.url, self.username, url, kind.value)
         state = memo.STATES.get(key)
@@ -391,7 +469,7 @@ class CalDAVCalendar:
             fetched[href] = data
         resources = []
         for href, etag in members.items():
-            facts = self._facts(href, etag, fetched.get(href))
+            facts = self._facts(href, etag, fetched.get(href), limits)
             # A changed href the sync listed may hold the other kind only.
             if href in changed and not _holds(facts, kind):
                 continue
@@ -471,13 +549,16 @@ class CalDAVCalendar:
 
     def _items(
         self, resources: list[_Resource], collection: Collection, *, kind: Kind, window: Window,
-        tz: tzinfo | None,
+        tz: tzinfo | None, limits: Limits,
     ) -> tuple[list[Item], list[SkippedResource]]:
         items: list[Item] = []
         skipped: list[SkippedResource] = []
         # In href order, whatever path answered: the full read and the sync
         # path give the same items in the same order.
         for resource in sorted(resources, key=lambda r: r.href):
+            if deadline.expired():
+                logger.warning("caldav read of %s: resolution deadline passed while reading", collection.url_path)
+                raise CalendarUnavailable(details={"reason": "timeout"})
             if resource.etag is None or (resource.facts is None and not resource.data):
                 # Logged like any other skip: the README promises every skipped href in the log.
                 logger.warning("skipped resource %s: %s", resource.href, "no calendar data")
@@ -488,13 +569,13 @@ class CalDAVCalendar:
                 if facts is None:  # the full read, memo off
                     items.extend(live_items(resource.data or "", kind=kind, collection_path=collection.url_path,
                                             etag=resource.etag, window=window, href=resource.href, tz=tz,
-                                            limits=self.limits))
+                                            limits=limits))
                     continue
                 if isinstance(facts, memo.Unreadable):
                     raise UnparseableResource(facts.reason)
                 items.extend(items_from(facts, kind=kind, collection_path=collection.url_path,
                                         href=resource.href, etag=resource.etag, window=window, tz=tz,
-                                        limits=self.limits))
+                                        limits=limits))
             except UnparseableResource as err:
                 logger.warning("skipped resource %s: %s", resource.href, err.reason)
                 skipped.append(SkippedResource(resource.href, err.reason))
@@ -527,3 +608,17 @@ def _zone(time_zone: str | None) -> tzinfo | None:
     except (ZoneInfoNotFoundError, ValueError):
         logger.warning("unknown time zone %r: floating times read as UTC", time_zone)
         return None
+
+
+def limits_from_settings() -> Limits:
+    from resolver.conf import resolver_settings as s
+
+    return Limits(max_bytes=int(s.MAX_RESOURCE_BYTES), max_components=int(s.MAX_RESOURCE_COMPONENTS),
+                  max_depth=int(s.MAX_COMPONENT_DEPTH), max_overrides=int(s.MAX_RESOURCE_OVERRIDES),
+                  max_dates=int(s.MAX_RECURRENCE_DATES), recurrence_budget=int(s.RECURRENCE_BUDGET))
+
+
+def _filter_retry_from_settings() -> float:
+    from resolver.conf import resolver_settings
+
+    return float(resolver_settings.SERVER_FILTER_RETRY_SECONDS)

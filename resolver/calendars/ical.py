@@ -201,6 +201,10 @@ def check_bounds(text: str, limits: Limits = DEFAULT_LIMITS) -> None:
 def read_resource(text: str, *, limits: Limits = DEFAULT_LIMITS) -> ResourceFacts:
     """Parse one resource into window-independent facts; raises UnparseableResource."""
     check_bounds(text, limits)
+    return _read_checked(text)
+
+
+def _read_checked(text: str) -> ResourceFacts:
     calendar = parse_calendar(text)
     try:
         return ResourceFacts(components=tuple(
@@ -379,7 +383,7 @@ def live_items(
     check_bounds(text, limits)
     if kind is Kind.EVENT and certainly_ended(text, window.start):
         return []
-    facts = read_resource(text, limits=limits)
+    facts = _read_checked(text)
     return items_from(facts, kind=kind, collection_path=collection_path, href=href, etag=etag,
                       window=window, tz=tz, limits=limits)
 
@@ -525,7 +529,7 @@ def occurrences(c: ComponentFacts, window: Window, zone: tzinfo, *,
 
 
 def _key(value: When, zone: tzinfo) -> datetime:
-    return _aware(value, zone).astimezone(UTC)
+    return _aware(value, zone)  # aware datetimes hash and compare by instant
 
 
 def _rule_occurrences(c: ComponentFacts, window: Window, zone: tzinfo, length: timedelta,
@@ -537,17 +541,26 @@ def _rule_occurrences(c: ComponentFacts, window: Window, zone: tzinfo, length: t
     earliest = window.start - max(length, timedelta(0))
     after = earliest if base.tzinfo is not None else earliest.astimezone(zone).replace(tzinfo=None)
     kept = 0
+    append = found.append
+    # The hot loop of a dense series (up to MAX_OCCURRENCES_PER_ITEM per
+    # request): one aware start per value, compared and hashed as is (aware
+    # datetimes compare and hash by instant, whatever their zone).
     try:
         for value in recurrence.starts(c.rrule, base, after=after, floating_zone=zone, budget=budget):
-            original = value.date() if all_day else value
-            begin = _aware(original, zone)
+            begin = value if value.tzinfo is not None else value.replace(tzinfo=zone)
             if begin >= window.end:
                 return  # in order of start: nothing later is in the window
-            if _key(original, zone) in skip:
+            if skip and begin in skip:
                 continue
-            before = len(found)
-            add(original, original, begin + length, c.status, original)
-            kept += len(found) - before
+            finish = begin + length
+            if finish == begin:
+                if begin < window.start:
+                    continue
+            elif finish <= window.start:
+                continue
+            original = value.date() if all_day else value
+            append((begin, original, Occurrence(start=begin, end=finish, recurrence_id=original.isoformat())))
+            kept += 1
             if kept >= MAX_OCCURRENCES_PER_ITEM:
                 return
     except recurrence.RecurrenceTooComplex:

@@ -166,12 +166,24 @@ MEMO = ParseMemo()
 STATES = SyncStates()
 
 
-def configure(capacity: int) -> ParseMemo:
-    """The process memo, sized to the current setting (0 turns it off and empties it)."""
+_filled_with: list[Any] = [None]
+
+
+def configure(capacity: int, limits: Any = None) -> ParseMemo:
+    """The process memo, sized to the current setting (0 turns it off and empties it).
+
+    Facts depend on the bounds they were read under (ical.Limits): when the
+    bounds change, what was read under the old ones is forgotten.
+    """
     if MEMO.capacity != capacity:
         MEMO.resize(capacity)
         if capacity == 0:
             STATES.clear()
+    if limits is not None and _filled_with[0] != limits:
+        if _filled_with[0] is not None:
+            MEMO.clear()
+            STATES.clear()
+        _filled_with[0] = limits
     return MEMO
 
 

@@ -119,6 +119,20 @@ def collection_id_from_path(url_path: str) -> str:
     return segments[-1] if segments else ""
 
 
+# Titles are matched on this many leading characters: a 200 KB SUMMARY (anyone
+# can send an invitation) then costs matching nothing extra. A longer title's
+# key ends in U+2026, which no normalised reference contains (NFKC makes it
+# "..."), so it is never an exact match for a reference of at most 500 characters.
+TITLE_SCORED_CHARS = 500
+
+
+def title_key_of(title: str) -> str:
+    trimmed = title.strip()
+    if len(trimmed) <= TITLE_SCORED_CHARS:
+        return normalise(title)
+    return normalise(trimmed[:TITLE_SCORED_CHARS]) + "\u2026"
+
+
 def make_item(
     *,
     collection_path: str,
@@ -132,7 +146,7 @@ def make_item(
     href: str = "",
     occurrences: tuple[Occurrence, ...] = (),
 ) -> Item:
-    key = normalise(title)
+    key = title_key_of(title)
     return Item(
         item_id=derive_item_id(collection_path, uid),
         uid=uid,

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Protocol
 
+from resolver import deadline
 from resolver.calendars.base import CalendarSource, FetchResult
 from resolver.domain import judgment as jdg
 from resolver.domain.errors import InvalidRequest
@@ -136,6 +137,7 @@ def parse_request(*, text: Any, kind: Any, collection_ids: Any = None) -> Resolv
     return ResolveRequest(text=text, kind=parsed_kind, collection_ids=tuple(collection_ids))
 
 
+@deadline.bounded  # RESOLVER_RESOLUTION_BUDGET_SECONDS for all of it (resolver/deadline.py)
 def resolve(
     *,
     request: ResolveRequest,
@@ -198,7 +200,9 @@ def resolve(
     )
     numbering = {number: item.item_id for number, item in enumerate(candidates, start=1)}
     judging_started = time.perf_counter()
-    judgment = judge.judge(question, request_id=request_id)
+    # Past the resolution's deadline the judge is not asked: a clarification, in search order.
+    judgment = (jdg.JudgmentUnavailable(reason="timeout", detail="resolution budget spent") if deadline.expired()
+                else judge.judge(question, request_id=request_id))
     timings["judgment_ms"] = _ms(time.perf_counter() - judging_started)
 
     if isinstance(judgment, jdg.JudgmentUnavailable):
@@ -268,14 +272,21 @@ def _narrowed(*, matched: int, kept: int) -> tuple[Warning, ...]:
 
 
 def _skipped_warning(fetched: FetchResult) -> tuple[Warning, ...]:
-    if not fetched.skipped:
-        return ()
-    reasons = Counter(s.reason for s in fetched.skipped)
-    return (Warning(
-        code="items_skipped",
-        message="Some calendar resources could not be read and were skipped.",
-        details={"count": len(fetched.skipped), "reasons": dict(sorted(reasons.items()))},
-    ),)
+    found: tuple[Warning, ...] = ()
+    if fetched.skipped:
+        reasons = Counter(s.reason for s in fetched.skipped)
+        found += (Warning(
+            code="items_skipped",
+            message="Some calendar resources could not be read and were skipped.",
+            details={"count": len(fetched.skipped), "reasons": dict(sorted(reasons.items()))},
+        ),)
+    if fetched.server_filter_skipped:
+        found += (Warning(
+            code="server_filter_skipped",
+            message="The calendar server failed on its own time-range filter; events were read without it.",
+            details={"collection_ids": list(fetched.server_filter_skipped)},
+        ),)
+    return found
 
 
 def _ms(seconds: float) -> float:

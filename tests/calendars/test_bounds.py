@@ -1,0 +1,126 @@
+"""Bounded work per resource: each hostile resource is read within its bounds, or skipped with a reason."""
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from resolver.calendars import ical, recurrence
+from resolver.calendars.ical import Limits, UnparseableResource, live_items, read_resource, window_from
+from resolver.domain.items import TITLE_SCORED_CHARS, Kind, make_item
+from resolver.domain.matching import exact_matches
+from tests.support.hostile_ics import HOSTILE
+
+NOW = datetime(2026, 6, 1, 12, tzinfo=timezone.utc)
+WINDOW = window_from(NOW, 90)
+
+
+def _read(text: str, limits: Limits = ical.DEFAULT_LIMITS):
+    return live_items(text, kind=Kind.EVENT, collection_path="/u/c/", etag='"e"', window=WINDOW, limits=limits)
+
+
+class _CountingMeter(recurrence._Meter):
+    """The real meter, recording the largest number of steps any one series took."""
+
+    most = 0
+
+    def __init__(self, budget: int) -> None:
+        super().__init__(budget)
+        self.budget = budget
+
+    def step(self) -> None:
+        try:
+            super().step()
+        finally:
+            _CountingMeter.most = max(_CountingMeter.most, self.budget - self.left)
+
+
+@pytest.fixture
+def steps(monkeypatch):
+    monkeypatch.setattr(recurrence, "_Meter", _CountingMeter)
+    _CountingMeter.most = 0
+    return _CountingMeter
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_each_hostile_resource_is_read_within_its_bounds_or_skipped(name, steps):
+    build, uid, expected = HOSTILE[name]
+    text = build(NOW)
+    if expected == "live":
+        [item] = _read(text)
+        assert item.uid == uid
+        assert item.occurrences and item.occurrences[0].end >= NOW
+        assert item.occurrences[0].start < WINDOW.end
+    else:
+        with pytest.raises(UnparseableResource) as raised:
+            _read(text)
+        assert raised.value.reason == expected
+    # Never more work than the budget (plus the one step that found it spent).
+    assert steps.most <= recurrence.DEFAULT_BUDGET + 1
+
+
+def test_a_secondly_series_from_years_ago_starts_now():
+    [item] = _read(HOSTILE["secondly_from_2020"][0](NOW))
+    starts = [o.start for o in item.occurrences[:3]]
+    assert starts == [NOW, NOW + timedelta(seconds=1), NOW + timedelta(seconds=2)]
+    # The instance keeps its place in the series: its RECURRENCE-ID is its own start.
+    assert item.occurrences[0].recurrence_id == NOW.isoformat()
+
+
+def test_the_budget_is_the_setting():
+    text = HOSTILE["minutely_last_week"][0](NOW)
+    assert _read(text)
+    # A budget too small to reach today from the moved start gives up instead.
+    with pytest.raises(UnparseableResource) as raised:
+        _read(text.replace("FREQ=MINUTELY", "FREQ=MINUTELY;BYMONTH=2,3"), Limits(recurrence_budget=50))
+    assert raised.value.reason == "recurrence_too_complex"
+
+
+def test_a_sparse_rule_is_still_found():
+    # Every 29 February: the next one is years away, beyond the window, and found so.
+    text = HOSTILE["impossible_rule"][0](NOW).replace("BYMONTHDAY=30", "BYMONTHDAY=29")
+    assert _read(text) == []
+    text = text.replace("BYMONTH=2;BYMONTHDAY=29", "BYMONTH=6;BYMONTHDAY=3")
+    [item] = _read(text)
+    assert item.occurrences[0].start == datetime(2026, 6, 3, 9, tzinfo=timezone.utc)
+
+
+def test_count_moves_along_with_the_start():
+    base = ("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:t\r\nBEGIN:VEVENT\r\nUID:c\r\nSUMMARY:C\r\n"
+            "DTSTART:20260501T120000Z\r\nRRULE:FREQ=HOURLY;COUNT={count}\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n")
+    # The n-th occurrence is n - 1 hours after 1 May 12:00: NOW (1 June 12:00) is the 745th.
+    assert _read(base.format(count=744)) == []
+    [item] = _read(base.format(count=745))
+    assert [o.start for o in item.occurrences] == [NOW]
+    [item] = _read(base.format(count=746))
+    assert [o.start for o in item.occurrences] == [NOW, NOW + timedelta(hours=1)]
+
+
+@pytest.mark.parametrize("limits, text, reason", [
+    (Limits(max_bytes=1000), HOSTILE["long_title"][0](NOW), "resource_too_large"),
+    (Limits(max_overrides=10), HOSTILE["overrides_3000"][0](NOW), "too_many_overrides"),
+    (Limits(max_dates=10), HOSTILE["rdate_40000"][0](NOW), "too_many_dates"),
+    (Limits(max_depth=2), HOSTILE["nested_alarms"][0](NOW), "too_many_components"),
+])
+def test_each_bound_is_its_setting(limits, text, reason):
+    with pytest.raises(UnparseableResource) as raised:
+        read_resource(text, limits=limits)
+    assert raised.value.reason == reason
+
+
+def test_size_is_counted_in_bytes():
+    text = HOSTILE["minutely_last_week"][0](NOW).replace("Hostile minutely recent", "Ä" * 800)
+    assert len(text) < 1500 < len(text.encode("utf-8"))
+    with pytest.raises(UnparseableResource):
+        read_resource(text, limits=Limits(max_bytes=1500))
+
+
+def test_a_long_title_is_returned_in_full_and_scored_on_a_prefix():
+    [item] = _read(HOSTILE["long_title"][0](NOW))
+    assert len(item.title) > 200_000
+    assert len(item.title_key) == TITLE_SCORED_CHARS + 1
+    assert sum(map(len, item.title_words)) < TITLE_SCORED_CHARS
+    # Its first 500 characters as a reference are not an exact match for the whole title.
+    assert exact_matches(item.title[:TITLE_SCORED_CHARS], [item]) == []
+    short = make_item(collection_path="/u/c/", uid="s", title="  Short title ", etag='"e"', kind=Kind.TASK)
+    assert exact_matches("short TITLE", [short]) == [short]
