@@ -81,8 +81,12 @@ def isolated_cache(settings, monkeypatch) -> Iterator[None]:
     }
     monkeypatch.setattr(ScopedRateThrottle, "THROTTLE_RATES", {"resolve": "100000/min"})
     cache.clear()
+    # Process memory of servers that failed on their own time-range: per test too.
+    from resolver.calendars.caldav import _FILTER_MEMORY
+    _FILTER_MEMORY.clear()
     yield
     cache.clear()
+    _FILTER_MEMORY.clear()
 
 
 @pytest.fixture(scope="session")

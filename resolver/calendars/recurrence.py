@@ -26,7 +26,7 @@ dateutil (installed with icalendar) does the expansion itself.
 from __future__ import annotations
 
 import re
-from datetime import date, datetime, time, timedelta, tzinfo
+from datetime import date, datetime, time, timedelta, timezone, tzinfo
 from functools import lru_cache
 from typing import Any, Iterator
 
@@ -45,7 +45,6 @@ _INTS = {"BYSETPOS": "bysetpos", "BYMONTH": "bymonth", "BYMONTHDAY": "bymonthday
          "BYMINUTE": "byminute", "BYSECOND": "bysecond"}
 # Seconds per period of the rules whose periods all have the same length in wall-clock time.
 _FIXED = {du.SECONDLY: 1, du.MINUTELY: 60, du.HOURLY: 3600, du.DAILY: 86400, du.WEEKLY: 604800}
-_UTC_NAMES = ("UTC", "Etc/UTC", "Z")
 
 
 class RecurrenceTooComplex(Exception):
@@ -137,7 +136,6 @@ def _until(raw: tuple[date, time | None, bool], dtstart: datetime, floating_zone
     # A date UNTIL includes that whole day.
     value = datetime.combine(day, clock if clock is not None else time(23, 59, 59))
     if is_utc:
-        from datetime import timezone
         value = value.replace(tzinfo=timezone.utc)
         if dtstart.tzinfo is None:  # a floating or all-day series read in the request's zone
             return value.astimezone(floating_zone).replace(tzinfo=None)
