@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/resolve.py                    # N = 100, 1,000, 5,000
     .venv/bin/python bench/resolve.py --sizes 100 --repeat 5
+    .venv/bin/python bench/resolve.py --incremental      # cold / warm / churn, N = 1,000, 5,000, 20,000
 
 For each N, one Radicale on loopback holds N open tasks and N live events
 (bench/corpus.py). In one run, interleaved (every repetition runs every
@@ -332,6 +333,232 @@ def bench_scoring(repeat: int, sizes: tuple[int, ...] = (5_000, SCORING_TITLES))
     return result
 
 
+# -- incremental reads: cold, warm, churn against the plain full read -----------
+
+INCREMENTAL_TARGETS = {"warm": 0.35, "churn": 0.5, "cold": 1.15}
+INCREMENTAL_TARGET_SIZES = (1000, 5000)  # warm and churn targets; cold applies at every size
+MEMORY_TARGET_MIB_PER_10K = 30.0
+CHURN_FRACTION = 0.01
+
+
+def make_plain_read(server: BenchRadicale, kind: str) -> Callable[[], int]:
+    """What a user would otherwise run: PROPFIND on the home, a comp-filter-only REPORT per collection, parse all."""
+    import icalendar
+    import requests
+    from lxml import etree
+
+    session = requests.Session()
+    session.auth = (server.username, server.password)
+    home = f"{server.url}{server.username}/"
+    component = "VTODO" if kind == "task" else "VEVENT"
+    body = ('<?xml version="1.0" encoding="utf-8"?><C:calendar-query xmlns:D="DAV:" '
+            'xmlns:C="urn:ietf:params:xml:ns:caldav"><D:prop><D:getetag/><C:calendar-data/></D:prop>'
+            f'<C:filter><C:comp-filter name="VCALENDAR"><C:comp-filter name="{component}"/></C:comp-filter>'
+            "</C:filter></C:calendar-query>").encode("utf-8")
+    listing = (b'<?xml version="1.0"?><D:propfind xmlns:D="DAV:"><D:prop><D:resourcetype/><D:displayname/>'
+               b"</D:prop></D:propfind>")
+    dav, cal = "{DAV:}", "{urn:ietf:params:xml:ns:caldav}"
+
+    def run() -> int:
+        response = session.request("PROPFIND", home, data=listing, timeout=120,
+                                   headers={"Depth": "1", "Content-Type": "application/xml"})
+        response.raise_for_status()
+        urls = [f"{server.url.rstrip('/')}{node.findtext(f'{dav}href')}"
+                for node in etree.fromstring(response.content).iterfind(f"{dav}response")
+                if node.find(f".//{cal}calendar") is not None]
+        parsed = 0
+        for url in urls:
+            response = session.request("REPORT", url, data=body, timeout=120,
+                                       headers={"Depth": "1", "Content-Type": "application/xml; charset=utf-8"})
+            response.raise_for_status()
+            for node in etree.fromstring(response.content).iterfind(f"{dav}response"):
+                node.findtext(f".//{dav}getetag")
+                data = node.findtext(f".//{cal}calendar-data")
+                if data:
+                    icalendar.Calendar.from_ical(data)
+                    parsed += 1
+        return parsed
+
+    return run
+
+
+def forget_process_state() -> None:
+    """What a fresh process starts with: no memo, no sync tokens, no client session, no remembered home."""
+    from resolver.calendars import caldav, memo
+
+    memo.reset()
+    for name in ("clients", "homes"):
+        if hasattr(caldav._local, name):
+            delattr(caldav._local, name)
+
+
+class Churner:
+    """Edits a fraction of one kind's resources on the server (untimed), as someone else would."""
+
+    def __init__(self, server: BenchRadicale, kind: str) -> None:
+        import requests
+        from lxml import etree
+
+        self.session = requests.Session()
+        self.session.auth = (server.username, server.password)
+        self.base = server.url.rstrip("/")
+        component = "VTODO" if kind == "task" else "VEVENT"
+        body = ('<?xml version="1.0"?><C:calendar-query xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav">'
+                f'<D:prop><D:getetag/></D:prop><C:filter><C:comp-filter name="VCALENDAR"><C:comp-filter '
+                f'name="{component}"/></C:comp-filter></C:filter></C:calendar-query>').encode("utf-8")
+        self.hrefs: list[str] = []
+        for cid, _name, _share in corpus.COLLECTIONS:
+            response = self.session.request("REPORT", f"{server.url}{server.username}/{cid}/", data=body,
+                                            headers={"Depth": "1", "Content-Type": "application/xml"}, timeout=120)
+            response.raise_for_status()
+            self.hrefs += [n.findtext("{DAV:}href") for n in etree.fromstring(response.content).iter("{DAV:}response")]
+        self.rng = random.Random(7)
+        self.round = 0
+
+    def churn(self, fraction: float) -> int:
+        self.round += 1
+        chosen = self.rng.sample(self.hrefs, max(1, int(len(self.hrefs) * fraction)))
+        for href in chosen:
+            url = self.base + href
+            text = self.session.get(url, timeout=60).text
+            # A new DTSTAMP: a real edit with a new ETag, the title and liveness unchanged.
+            lines = [f"DTSTAMP:2026{self.round % 12 + 1:02d}01T000000Z" if line.startswith("DTSTAMP:") else line
+                     for line in text.splitlines()]
+            self.session.put(url, data="\r\n".join(lines).encode("utf-8"),
+                             headers={"Content-Type": "text/calendar; charset=utf-8"}, timeout=60).raise_for_status()
+        return len(chosen)
+
+
+def bench_incremental(server: BenchRadicale, *, repeat: int) -> dict[str, Any]:
+    """Cold, warm and churn resolutions (service door, judge off) against the plain full read, interleaved."""
+    from django.test import override_settings
+
+    from resolver import services
+    from resolver.calendars import memo
+    from resolver.domain.items import Kind
+
+    result: dict[str, Any] = {}
+    # The resolution deadline is for requests, not for a benchmark's first
+    # read of a fresh server (Radicale builds its own item cache then).
+    with override_settings(RESOLVER=server.resolver_settings(RESOLUTION_BUDGET_SECONDS=600.0)):
+        for kind in ("task", "event"):
+            text = REFERENCES[kind]["fuzzy"]
+            plain = make_plain_read(server, kind)
+            churner = Churner(server, kind)
+
+            def resolve() -> Any:
+                return services.resolve_reference(text=text, kind=kind, door="api")
+
+            samples: dict[str, list[float]] = {"plain": [], "cold": [], "warm": [], "churn": []}
+            churned = 0
+            # Warm-up: imports, Radicale's own item cache and sync history.
+            plain(), forget_process_state(), resolve(), resolve(), churner.churn(CHURN_FRACTION), resolve()
+            for rep in range(repeat):
+                # Interleaved: the plain read before the resolver's sequence on even
+                # repetitions, after it on odd ones.
+                order = ["plain", "sequence"] if rep % 2 == 0 else ["sequence", "plain"]
+                for step in order:
+                    if step == "plain":
+                        gc.collect()
+                        samples["plain"].append(timed(plain)[0])
+                        continue
+                    forget_process_state()
+                    gc.collect()
+                    samples["cold"].append(timed(resolve)[0])
+                    gc.collect()
+                    samples["warm"].append(timed(resolve)[0])
+                    churned = churner.churn(CHURN_FRACTION)
+                    gc.collect()
+                    samples["churn"].append(timed(resolve)[0])
+            floor = statistics.median(samples["plain"])
+            entry: dict[str, Any] = {"resources_of_kind": len(churner.hrefs), "churned_per_round": churned}
+            for name, values in samples.items():
+                entry[name] = summary(values)
+                if name != "plain":
+                    entry[name]["ratio_to_plain"] = round(statistics.median(values) / floor, 3)
+            result[kind] = entry
+            print(f"  {kind}: " + json.dumps({k: v.get("median_ms") if isinstance(v, dict) else v
+                                             for k, v in entry.items()}), file=sys.stderr, flush=True)
+
+        # Memory: what the memo and the sync state hold after a cold read of both kinds.
+        forget_process_state()
+        gc.collect()
+        tracemalloc.start()
+        before = tracemalloc.get_traced_memory()[0]
+        for kind in ("task", "event"):
+            services.calendar_from_settings().fetch(kind=Kind(kind), collection_ids=None)
+        gc.collect()
+        held = tracemalloc.get_traced_memory()[0] - before
+        tracemalloc.stop()
+        entries = len(memo.MEMO)
+        result["memory"] = {"memoised_resources": entries, "held_mib": round(held / 2**20, 2),
+                            "mib_per_10000": round(held / 2**20 / entries * 10_000, 2) if entries else None}
+    return result
+
+
+def incremental_targets(sizes: dict[str, Any]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for n, result in sizes.items():
+        for kind in ("task", "event"):
+            for name, target in INCREMENTAL_TARGETS.items():
+                if name != "cold" and int(n) not in INCREMENTAL_TARGET_SIZES:
+                    continue
+                ratio = result[kind][name]["ratio_to_plain"]
+                found[f"{name} {kind} N={n}"] = {"ratio": ratio, "target": target, "met": ratio <= target}
+        per = result["memory"]["mib_per_10000"]
+        found[f"memory N={n}"] = {"mib_per_10000": per, "target": MEMORY_TARGET_MIB_PER_10K,
+                                  "met": per is not None and per <= MEMORY_TARGET_MIB_PER_10K}
+    return found
+
+
+def render_incremental(report: dict[str, Any]) -> str:
+    rows = []
+    for n, result in report["sizes"].items():
+        for kind in ("task", "event"):
+            e = result[kind]
+            rows.append([n, kind, e["resources_of_kind"], f"{e['plain']['median_ms']:.1f}",
+                         *(f"{e[name]['median_ms']:.1f} ({e[name]['ratio_to_plain']:.2f}x)"
+                           for name in ("cold", "warm", "churn"))])
+    parts = [render_table(["N", "kind", "resources", "plain full read ms", "cold ms (x)", "warm ms (x)",
+                           "churn 1% ms (x)"], rows)]
+    parts.append(render_table(["N", "memoised resources", "held MiB", "MiB per 10,000"],
+                              [[n, r["memory"]["memoised_resources"], r["memory"]["held_mib"],
+                                r["memory"]["mib_per_10000"]] for n, r in report["sizes"].items()]))
+    parts.append("calibration: before " + json.dumps(report["calibration_before"])
+                 + ", after " + json.dumps(report["calibration_after"]))
+    parts.append("targets: " + json.dumps(report["targets"], sort_keys=True))
+    return "\n\n".join(parts)
+
+
+def run_incremental(args: argparse.Namespace, sizes: list[int], workdir: Path) -> int:
+    configure_django(workdir)
+    report: dict[str, Any] = {
+        "benchmark": "resolve-incremental",
+        "when": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
+        "method": {"repeat": args.repeat, "door": "services.resolve_reference (judge off)",
+                   "cold": "process state reset in-process (memo, sync tokens, client session, home)",
+                   "churn_fraction": CHURN_FRACTION},
+        "sizes": {},
+    }
+    report["calibration_before"] = calibration()
+    for n in sizes:
+        server = launch_radicale(n)
+        try:
+            print(f"N={n}: seeded in {server.seed_seconds:.1f} s; measuring ...", file=sys.stderr, flush=True)
+            report["sizes"][str(n)] = bench_incremental(server, repeat=args.repeat)
+        finally:
+            server.stop()
+    report["calibration_after"] = calibration()
+    report["targets"] = incremental_targets(report["sizes"])
+    print(render_incremental(report))
+    OUT_DIR.mkdir(parents=True, exist_ok=True)
+    out = args.out or OUT_DIR / f"resolve-incremental-{datetime.now().strftime('%Y%m%d-%H%M%S')}.json"
+    out.write_text(json.dumps(report, indent=2, sort_keys=True, default=list), encoding="utf-8")
+    print(f"\nwritten: {out.relative_to(Path.cwd()) if out.is_relative_to(Path.cwd()) else out.name}")
+    return 0
+
+
 # -- main -----------------------------------------------------------------------
 
 def main(argv: list[str] | None = None) -> int:
@@ -342,15 +569,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=None, help="JSON output path.")
     parser.add_argument("--scoring-only", action="store_true",
                         help="Only the scoring benchmark (no Radicale, no Django requests).")
+    parser.add_argument("--incremental", action="store_true",
+                        help="Cold / warm / churn resolutions against the plain full read, and memo memory "
+                             "(sizes default to 1,000, 5,000, 20,000).")
     parser.add_argument("--event-time-range", choices=("on", "off"), default="on",
                         help="RESOLVER_EVENT_TIME_RANGE_FILTER for the run (the floor follows it).")
     args = parser.parse_args(argv)
     os.environ["RESOLVER_EVENT_TIME_RANGE_FILTER"] = "True" if args.event_time_range == "on" else "False"
+    if args.incremental and args.sizes == parser.get_default("sizes"):
+        args.sizes = "1000,5000,20000"
     sizes = [] if args.scoring_only else [int(s) for s in args.sizes.split(",") if s.strip()]
 
     workdir = Path(tempfile.mkdtemp(prefix="bench-resolve-"))
     try:
-        return run(args, sizes, workdir)
+        return (run_incremental if args.incremental else run)(args, sizes, workdir)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 

@@ -33,6 +33,10 @@ DEFAULTS: dict[str, Any] = {
     "EVENT_TIME_RANGE_FILTER": True,
     # Matching: the Snowball language of stems and stopwords (resolver/data/stopwords/)
     "LANGUAGE": "english",
+    # Incremental reads: "auto" (WebDAV sync where offered) or "off" (etag-only listing).
+    "CALDAV_SYNC": "auto",
+    # Resources the process-wide parse memo holds; 0 turns it off (every read is full).
+    "PARSE_CACHE_ITEMS": 100_000,
     # Hostile calendars: bounds on the work one resource may cost (README).
     "MAX_RESOURCE_BYTES": 1024 * 1024,
     "MAX_RESOURCE_COMPONENTS": 1000,

@@ -142,3 +142,18 @@ def storage_digest(root: Path) -> str:
         digest.update(str(path.relative_to(root)).encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()
+
+
+@pytest.fixture(autouse=True)
+def fresh_calendar_memory() -> Iterator[None]:
+    """Each test starts like a new process: no parsed resources, no sync tokens.
+
+    The memo and the sync state are process-wide by design; a test that
+    damages a resource on the wire without changing its ETag (tests/faults)
+    must not meet what an earlier test remembered of it.
+    """
+    from resolver.calendars import memo
+
+    memo.reset()
+    yield
+    memo.reset()

@@ -15,4 +15,6 @@ def caldav_from_settings(*, settings: Any) -> Any:
         timeout=float(settings.CALDAV_TIMEOUT),
         horizon_days=int(settings.EVENT_HORIZON_DAYS),
         event_time_range=bool(settings.EVENT_TIME_RANGE_FILTER),
+        sync=str(settings.CALDAV_SYNC).strip().lower(),
+        parse_cache_items=int(settings.PARSE_CACHE_ITEMS),
     )

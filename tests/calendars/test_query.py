@@ -5,7 +5,7 @@ from datetime import datetime, timezone
 
 from lxml import etree
 
-from resolver.calendars.caldav import query_body
+from resolver.calendars.caldav import multiget_body, query_body, sync_body
 from resolver.calendars.ical import window_from
 from resolver.domain.items import Kind
 
@@ -22,13 +22,33 @@ def test_query__asks_for_etag_and_data_only():
     assert [etree.QName(child).localname for child in prop] == ["getetag", "calendar-data"]
 
 
-def test_query__tasks_without_completed_date_and_no_status_filter():
+def test_query__tasks_by_the_vtodo_comp_filter_alone():
+    """No prop-filter: Radicale evaluates one by parsing every item (docs/performance.md)."""
     todo = parsed(Kind.TASK).find("C:filter/C:comp-filter/C:comp-filter", NS)
-    assert todo.get("name") == "VTODO"
-    [prop_filter] = todo.findall("C:prop-filter", NS)
-    assert prop_filter.get("name") == "COMPLETED"
-    assert prop_filter.find("C:is-not-defined", NS) is not None
-    assert b"STATUS" not in query_body(Kind.TASK, WINDOW)
+    assert todo.get("name") == "VTODO" and len(todo) == 0
+    body = query_body(Kind.TASK, WINDOW)
+    assert b"prop-filter" not in body and b"STATUS" not in body and b"COMPLETED" not in body
+
+
+def test_query__etag_only_listing():
+    prop = parsed(Kind.TASK, data=False).find("D:prop", NS)
+    assert [etree.QName(child).localname for child in prop] == ["getetag"]
+
+
+def test_sync_body__token_level_and_etag_only():
+    root = etree.fromstring(sync_body("http://radicale.org/ns/sync/abc"))
+    assert etree.QName(root) == etree.QName("DAV:", "sync-collection")
+    assert root.findtext("D:sync-token", namespaces=NS) == "http://radicale.org/ns/sync/abc"
+    assert root.findtext("D:sync-level", namespaces=NS) == "1"
+    assert [etree.QName(child).localname for child in root.find("D:prop", NS)] == ["getetag"]
+
+
+def test_multiget_body__every_href_escaped():
+    hrefs = ["/u/c/a.ics", "/u/c/b&c.ics"]
+    root = etree.fromstring(multiget_body(hrefs))
+    assert etree.QName(root) == etree.QName(NS["C"], "calendar-multiget")
+    assert [h.text for h in root.findall("D:href", NS)] == hrefs
+    assert [etree.QName(child).localname for child in root.find("D:prop", NS)] == ["getetag", "calendar-data"]
 
 
 def test_query__events_in_the_window_by_default():

@@ -107,7 +107,9 @@ def wild() -> Iterator[Wild]:
 
 @pytest.fixture
 def on_wild(wild: Wild, settings) -> Wild:
-    settings.RESOLVER = wild.settings()
+    # The full read (memo off) is the path that sends the server a time-range;
+    # incremental reads never do (resolver/calendars/caldav.py).
+    settings.RESOLVER = wild.settings(PARSE_CACHE_ITEMS=0)
     return wild
 
 
@@ -218,7 +220,7 @@ def test_a_long_title_resolves_by_its_beginning(on_wild: Wild) -> None:
 
 def test_the_resolution_deadline_ends_in_calendar_unavailable(wild: Wild, settings) -> None:
     """A budget smaller than Radicale's stall: calendar_unavailable (timeout), at once, no hang."""
-    settings.RESOLVER = wild.settings(RESOLUTION_BUDGET_SECONDS=0.5, CALDAV_TIMEOUT=10.0)
+    settings.RESOLVER = wild.settings(RESOLUTION_BUDGET_SECONDS=0.5, CALDAV_TIMEOUT=10.0, PARSE_CACHE_ITEMS=0)
     code, out, err = run_resolve("--text", "Team standup", "--kind", "event", "--collection", "wild", "--json")
     envelope = json.loads(out)
     assert code == 4, err[-500:]
