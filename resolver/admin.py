@@ -23,7 +23,8 @@ from django.utils import timezone as django_timezone
 from django.utils.html import format_html
 
 from resolver import provenance
-from resolver.domain.judgment import QUESTION_ID, question_fingerprint
+from resolver.domain.chat import fingerprint_for
+from resolver.domain.judgment import QUESTION_ID
 from resolver.models import ApprovedThreshold, ProvenanceEntry
 
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -39,6 +40,13 @@ def refusal_reason(row: ApprovedThreshold, current_fingerprint: str) -> str | No
         return "its fingerprint does not match the current question wording"
     if not 0.0 <= row.threshold <= 1.0:
         return "its threshold is outside [0, 1]"
+    return None
+
+
+def advice_only_refusal(row: ApprovedThreshold) -> str | None:
+    """A threshold for a model that gives no probabilities (advice only) is never approved."""
+    if row.probability_source == "none":
+        return "its model gave no log-probabilities (advice only), so no threshold can apply to it"
     return None
 
 
@@ -65,6 +73,8 @@ class ApprovedThresholdAdmin(admin.ModelAdmin):
     fields = (
         "question",
         "model",
+        "backend",
+        "probability_source",
         "fingerprint",
         "fingerprint_current",
         "threshold",
@@ -90,7 +100,7 @@ class ApprovedThresholdAdmin(admin.ModelAdmin):
 
     @admin.display(boolean=True, description="fingerprint current")
     def fingerprint_current(self, obj: ApprovedThreshold) -> bool:
-        return obj.question == QUESTION_ID and obj.fingerprint == question_fingerprint()
+        return obj.question == QUESTION_ID and obj.fingerprint == fingerprint_for(obj.backend)
 
     @admin.display(description="evidence")
     def evidence_pretty(self, obj: ApprovedThreshold) -> str:
@@ -131,10 +141,11 @@ class ApprovedThresholdAdmin(admin.ModelAdmin):
 
     @admin.action(description="Approve and activate selected thresholds", permissions=["change"])
     def approve_and_activate(self, request: HttpRequest, queryset: QuerySet[ApprovedThreshold]) -> None:
-        current = question_fingerprint()
         approvable: list[int] = []
         for row in queryset:
-            reason = refusal_reason(row, current)
+            # Each backend has its own prompt, so its own current fingerprint.
+            current = fingerprint_for(row.backend) or ""
+            reason = refusal_reason(row, current) or advice_only_refusal(row)
             if reason is None:
                 approvable.append(row.pk)
             else:
