@@ -298,13 +298,14 @@ class Decision:
     top_probability: float
 
 
+def ranked_options(choice: str, probabilities: Mapping[str, float]) -> list[tuple[str, float]]:
+    """Options by probability, highest first; on equal probabilities the model's own
+    choice comes first, so the top option is what the model said whenever that is consistent."""
+    return sorted(probabilities.items(), key=lambda kv: (-kv[1], kv[0] != choice))
+
+
 def _ranked(judgment: Judgment) -> list[tuple[str, float]]:
-    # Highest first; on equal probabilities the model's own choice comes
-    # first, so `top_option` is what the model said whenever that is consistent.
-    return sorted(
-        judgment.probabilities.items(),
-        key=lambda kv: (-kv[1], kv[0] != judgment.choice),
-    )
+    return ranked_options(judgment.choice, judgment.probabilities)
 
 
 def is_tie(judgment: Judgment) -> bool:
