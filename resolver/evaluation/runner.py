@@ -208,7 +208,7 @@ def run_evaluation(
         if case.id in answered
     ]
     points = threshold_points(outcomes, margin=options.margin) if outcomes else []
-    advice = sorted({a.case_id for a in in_order if a.probability_source == "none"})
+    advice = sorted({a.key.case_id for a in in_order if a.probability_source == "none"})
     if unanswered:
         recommendation = _incomplete(len(unanswered), len(cases), options)
     elif advice:
