@@ -1,7 +1,11 @@
 """Latency against the demo calendar: one exact and one clarification resolution,
-with the judge off and with the loopback Jev-contract server.
+with the judge off, the loopback Jev-contract server and the loopback OpenAI-compatible server
+(a valid answer with log-probabilities, and a defective answer corrected once).
 
     .venv/bin/python bench/demo.py [--repeat 15]
+
+Keep --repeat at 20 or less: every round makes five API calls, and more than
+120 a minute meet the API's throttle (RESOLVER_THROTTLE_RATE).
 
 Prints medians (ms) through the service function and through POST /v1/resolve,
 and the judgment's added latency (judge on minus judge off). Nothing is asserted.
@@ -34,7 +38,9 @@ def main(argv: list[str] | None = None) -> int:
     from lifeproject.seeding import demo_collections, seed
     from resolver import services
     from resolver.conf import resolver_settings
+    from resolver.judges import openai as openai_judge
     from tests.support.jev_contract_server import JevContractServer, decisive
+    from tests.support.openai_contract_server import OpenAIContractServer, choose, raw
 
     token = migrate_and_token()
     instance, process = embedded_radicale.launch(workdir / "radicale")
@@ -43,11 +49,24 @@ def main(argv: list[str] | None = None) -> int:
         base = {"CALDAV_URL": instance.url, "CALDAV_USERNAME": instance.username,
                 "CALDAV_PASSWORD": instance.password, "CALDAV_TIMEOUT": 10.0, "EVENT_HORIZON_DAYS": 90}
         client = Client(HTTP_AUTHORIZATION=f"Token {token}")
-        with JevContractServer(default=decisive(1, p=0.9)) as jev:
+        valid, defective = choose(1, p=0.9), raw('{"candidate_number": 0, "no_match": false}')
+        turns = iter(range(10**9))
+
+        def corrected(request_json, model, logprobs):  # type: ignore[no-untyped-def]
+            # Every first request of a judgment is answered defectively, its correction validly.
+            return (defective if next(turns) % 2 == 0 else valid)(request_json, model, logprobs)
+
+        openai_judge.forget_modes()
+        with JevContractServer(default=decisive(1, p=0.9)) as jev, \
+                OpenAIContractServer(default=valid) as chat, OpenAIContractServer(default=corrected) as chat_fix:
+            chat_settings = {"JUDGE_BACKEND": "resolver.judges.openai.OpenAIJudge", "OPENAI_MODEL": "bench"}
             scenarios = [
                 ("exact, judge off", "Draft portfolio outline", {}),
                 ("clarification, judge off", "portfolio", {}),
                 ("clarification, loopback Jev", "portfolio", {"TYPESAFE_BASE_URL": jev.url}),
+                ("clarification, loopback OpenAI", "portfolio", {**chat_settings, "OPENAI_BASE_URL": chat.url}),
+                ("clarification, OpenAI, 1 correction", "portfolio",
+                 {**chat_settings, "OPENAI_BASE_URL": chat_fix.url}),
             ]
             samples = {label: {"service": [], "api": []} for label, _, _ in scenarios}
             statuses: dict[str, str] = {}
@@ -73,6 +92,10 @@ def main(argv: list[str] | None = None) -> int:
         off, on = medians["clarification, judge off"], medians["clarification, loopback Jev"]
         print(f"\njudgment added (loopback Jev): service {on[0] - off[0]:.1f} ms, api {on[1] - off[1]:.1f} ms "
               f"(median of {args.repeat} runs each)")
+        for label in ("clarification, loopback OpenAI", "clarification, OpenAI, 1 correction"):
+            on = medians[label]
+            print(f"judgment added ({label.split(', ', 1)[1]}): service {on[0] - off[0]:.1f} ms, "
+                  f"api {on[1] - off[1]:.1f} ms")
     finally:
         process.terminate()
         process.wait(timeout=10)

@@ -5,7 +5,7 @@
 
 It starts the project's Jev contract server on loopback with a deterministic,
 seeded responder, runs `manage.py evaluate_reference_match` over
-resolver/evaluation/cases/starter.jsonl and prints the summary.
+resolver/evaluation/data/starter.jsonl and prints the summary.
 
 The answers are SYNTHETIC: the responder looks up the labelled answer and is
 right with a probability that depends on the case's tags. The figures show

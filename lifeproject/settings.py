@@ -40,6 +40,12 @@ env = environ.Env(
     TYPESAFE_BASE_URL=(str, ""),
     TYPESAFE_DEFAULT_MODEL=(str, "jev-latest"),
     RESOLVER_JUDGMENT_BUDGET_SECONDS=(float, 8.0),
+    # jev | openai | off; empty: jev when TYPESAFE_* is configured, else off.
+    RESOLVER_JUDGE=(str, ""),
+    OPENAI_BASE_URL=(str, ""),
+    OPENAI_API_KEY=(str, ""),
+    OPENAI_MODEL=(str, ""),
+    RESOLVER_JUDGE_CORRECTIONS=(int, 1),
     RESOLVER_THRESHOLD_MARGIN=(float, 0.1),
     RESOLVER_PROVENANCE_TTL_SECONDS=(int, 900),
     # Where the clarification page is served; the command builds its links from it.
@@ -190,6 +196,19 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {"BadRequestCodeEnum": "resolver.api.schema.BAD_REQUEST_CODES"},
 }
 
+JUDGE_BACKENDS = {
+    "jev": "resolver.judges.jev.JevJudge",
+    "openai": "resolver.judges.openai.OpenAIJudge",
+    "off": "resolver.judges.disabled.DisabledJudge",
+}
+_judge = env("RESOLVER_JUDGE").strip().lower() or (
+    "jev" if env("TYPESAFE_API_KEY") or env("TYPESAFE_BASE_URL") else "off"
+)
+if _judge not in JUDGE_BACKENDS:
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured(f"RESOLVER_JUDGE must be one of {', '.join(JUDGE_BACKENDS)}, not {_judge!r}.")
+
 RESOLVER = {
     "CALDAV_URL": env("CALDAV_URL"),
     "CALDAV_USERNAME": env("CALDAV_USERNAME"),
@@ -212,6 +231,11 @@ RESOLVER = {
     "TYPESAFE_BASE_URL": env("TYPESAFE_BASE_URL"),
     "TYPESAFE_DEFAULT_MODEL": env("TYPESAFE_DEFAULT_MODEL"),
     "JUDGMENT_BUDGET_SECONDS": env("RESOLVER_JUDGMENT_BUDGET_SECONDS"),
+    "JUDGE_BACKEND": JUDGE_BACKENDS[_judge],
+    "OPENAI_BASE_URL": env("OPENAI_BASE_URL"),
+    "OPENAI_API_KEY": env("OPENAI_API_KEY"),
+    "OPENAI_MODEL": env("OPENAI_MODEL"),
+    "JUDGE_CORRECTIONS": env("RESOLVER_JUDGE_CORRECTIONS"),
     "THRESHOLD_MARGIN": env("RESOLVER_THRESHOLD_MARGIN"),
     "PROVENANCE_TTL_SECONDS": env("RESOLVER_PROVENANCE_TTL_SECONDS"),
     "SITE_URL": env("RESOLVER_SITE_URL"),

@@ -20,7 +20,8 @@ from django.urls import path
 from django.utils.html import format_html
 
 from resolver import provenance, thresholds
-from resolver.domain.judgment import QUESTION_ID, question_fingerprint
+from resolver.domain.chat import fingerprint_for
+from resolver.domain.judgment import QUESTION_ID
 from resolver.models import ApprovedThreshold, ProvenanceEntry
 
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -49,6 +50,8 @@ class ApprovedThresholdAdmin(admin.ModelAdmin):
     fields = (
         "question",
         "model",
+        "backend",
+        "probability_source",
         "fingerprint",
         "fingerprint_current",
         "threshold",
@@ -74,7 +77,7 @@ class ApprovedThresholdAdmin(admin.ModelAdmin):
 
     @admin.display(boolean=True, description="fingerprint current")
     def fingerprint_current(self, obj: ApprovedThreshold) -> bool:
-        return obj.question == QUESTION_ID and obj.fingerprint == question_fingerprint()
+        return obj.question == QUESTION_ID and obj.fingerprint == fingerprint_for(obj.backend)
 
     @admin.display(description="evidence")
     def evidence_pretty(self, obj: ApprovedThreshold) -> str:

@@ -64,6 +64,15 @@ DEFAULTS: dict[str, Any] = {
     "JEV_CONNECT_TIMEOUT": 3.05,
     "JEV_READ_TIMEOUT": 6.0,
     "JUDGMENT_BUDGET_SECONDS": 8.0,
+    # Judge backend, by dotted path to a class with from_settings(). Jev is off
+    # unless TYPESAFE_* name a key or a base URL.
+    "JUDGE_BACKEND": "resolver.judges.jev.JevJudge",
+    # OpenAI-compatible judge (RESOLVER_JUDGE=openai)
+    "OPENAI_BASE_URL": "",
+    "OPENAI_API_KEY": "",
+    "OPENAI_MODEL": "",
+    # Corrective turns after a defective answer, inside the judgment budget.
+    "JUDGE_CORRECTIONS": 1,
     "THRESHOLD_MARGIN": 0.1,
     "PROVENANCE_TTL_SECONDS": 900,
     # Clarification page

@@ -21,7 +21,13 @@ class ApprovedThreshold(models.Model):
     model = models.CharField(
         max_length=200, help_text="The model name as Jev responses report it (not an alias)."
     )
-    fingerprint = models.CharField(max_length=64, help_text="question_fingerprint() when evaluated.")
+    fingerprint = models.CharField(max_length=64, help_text="The judge's prompt fingerprint when evaluated.")
+    backend = models.CharField(max_length=20, default="jev",
+                               help_text="The judge backend evaluated: jev or openai.")
+    probability_source = models.CharField(
+        max_length=20, default="service",
+        help_text="service (Jev's distribution), logprobs, or none: advice only, which no threshold may use.",
+    )
     threshold = models.FloatField(validators=_UNIT_INTERVAL)
     cases = models.PositiveIntegerField(help_text="Evaluation cases behind this threshold.")
     admitted_accuracy = models.FloatField(validators=_UNIT_INTERVAL)

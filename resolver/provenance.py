@@ -36,6 +36,9 @@ PROVENANCE_FIELDS = (
     "candidate_count",
     "latency_ms",
     "attempts",
+    "backend",
+    "probability_source",
+    "attempt_validity",
 )
 
 
@@ -45,12 +48,18 @@ def provenance_dict(question: Question, judgment: Judgment | JudgmentUnavailable
         return None
     return {
         "question": QUESTION_ID,
-        "fingerprint": question.fingerprint,
+        "fingerprint": judgment.fingerprint or question.fingerprint,
         "model": judgment.model,
         "jev_request_id": judgment.jev_request_id,
         "candidate_count": question.candidate_count,
         "latency_ms": judgment.latency_ms,
         "attempts": judgment.attempts,
+        "backend": judgment.backend,
+        # "service" (Jev's distribution), "logprobs" (derived from token
+        # log-probabilities) or "none" (advice only: no threshold can apply).
+        "probability_source": judgment.probability_source.value,
+        # Each answer received, in order: "valid" or the defect's reason.
+        "attempt_validity": list(judgment.attempt_validity),
     }
 
 

@@ -54,9 +54,11 @@ def calendar_from_settings() -> CalendarSource:
 
 
 def judge_from_settings() -> Judge:
-    from resolver.judges.jev import judge_from_settings as build
+    """The backend RESOLVER['JUDGE_BACKEND'] names (a dotted path), built from its settings."""
+    from django.utils.module_loading import import_string
 
-    return build()
+    backend = import_string(resolver_settings.JUDGE_BACKEND)
+    return backend.from_settings()
 
 
 def policy_from_settings() -> ThresholdPolicy:

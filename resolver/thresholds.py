@@ -14,7 +14,8 @@ from django.db import transaction
 from django.utils import timezone as django_timezone
 
 from resolver.conf import resolver_settings
-from resolver.domain.judgment import QUESTION_ID, ThresholdRule, question_fingerprint
+from resolver.domain.chat import fingerprint_for
+from resolver.domain.judgment import QUESTION_ID, ThresholdRule
 from resolver.models import ApprovedThreshold
 
 # Changing any of these on an active row voids its approval.
@@ -39,14 +40,22 @@ def refusal_reason(row: ApprovedThreshold, current_fingerprint: str) -> str | No
     return None
 
 
+def advice_only_refusal(row: ApprovedThreshold) -> str | None:
+    """A threshold for a model that gives no probabilities (advice only) is never approved."""
+    if row.probability_source == "none":
+        return "its model gave no log-probabilities (advice only), so no threshold can apply to it"
+    return None
+
+
 def approve_thresholds(*, rows: Iterable[ApprovedThreshold], user: Any,
                        now: datetime | None = None) -> ApprovalResult:
     """Activate every row that may be activated, recording `user` and the time; refuse the rest."""
-    current = question_fingerprint()
     approvable: list[int] = []
     refused: dict[int, str] = {}
     for row in rows:
-        reason = refusal_reason(row, current)
+        # Each backend has its own prompt, so its own current fingerprint.
+        current = fingerprint_for(row.backend) or ""
+        reason = refusal_reason(row, current) or advice_only_refusal(row)
         if reason is None:
             approvable.append(row.pk)
         else:

@@ -67,6 +67,9 @@ def test_provenance_dict__for_a_judgment() -> None:
         "candidate_count": 2,
         "latency_ms": 140,
         "attempts": 2,
+        "backend": "jev",
+        "probability_source": "service",
+        "attempt_validity": [],
     }
 
 

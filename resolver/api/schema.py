@@ -166,6 +166,14 @@ class JudgmentProvenanceSerializer(serializers.Serializer):
     candidate_count = serializers.IntegerField(min_value=1)
     latency_ms = serializers.IntegerField(min_value=0)
     attempts = serializers.IntegerField(min_value=1)
+    backend = serializers.CharField(help_text="The judge backend: jev or openai.")
+    probability_source = serializers.ChoiceField(
+        choices=["service", "logprobs", "none"],
+        help_text="service: Jev's distribution; logprobs: from token log-probabilities; none: advice only.",
+    )
+    attempt_validity = serializers.ListField(
+        child=serializers.CharField(), help_text="Each model answer in order: valid, or the defect's reason."
+    )
 
 
 class OccurrenceSerializer(serializers.Serializer):

@@ -17,6 +17,7 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 
 from resolver.domain.items import Item, Kind
@@ -170,6 +171,17 @@ def build_question(
     )
 
 
+class ProbabilitySource(str, Enum):
+    """Where a judgment's probabilities come from: it decides whether a threshold can apply."""
+
+    # The judgment service's own distribution over the options (Jev).
+    SERVICE = "service"
+    # Derived from the token log-probabilities of a chat model's answer.
+    LOGPROBS = "logprobs"
+    # None at all: the model only named an option. Advice, never authority.
+    NONE = "none"
+
+
 @dataclass(frozen=True)
 class Judgment:
     model: str
@@ -178,9 +190,29 @@ class Judgment:
     jev_request_id: str | None
     latency_ms: int
     attempts: int
+    backend: str = "jev"
+    probability_source: ProbabilitySource = ProbabilitySource.SERVICE
+    # The fingerprint of everything trusted this backend sent; empty means the
+    # question's own (Jev sends nothing but the question).
+    fingerprint: str = ""
+    # One entry per model answer received: "valid" or the defect's reason.
+    attempt_validity: tuple[str, ...] = ()
+
+    @property
+    def advice_only(self) -> bool:
+        return self.probability_source is ProbabilitySource.NONE
 
     def number_probabilities(self) -> dict[int, float]:
+        # Advice has no probabilities to show: the 1/0 split it is ranked by
+        # internally would read as certainty.
+        if self.advice_only:
+            return {}
         return {int(key): p for key, p in self.probabilities.items() if key != NO_MATCH}
+
+
+def advice_probabilities(choice: str, question: Question) -> dict[str, float]:
+    """The ranking of an answer without probabilities: the named option first, the rest equal."""
+    return {key: 1.0 if key == choice else 0.0 for key in question.option_keys}
 
 
 @dataclass(frozen=True)
@@ -266,13 +298,14 @@ class Decision:
     top_probability: float
 
 
+def ranked_options(choice: str, probabilities: Mapping[str, float]) -> list[tuple[str, float]]:
+    """Options by probability, highest first; on equal probabilities the model's own
+    choice comes first, so the top option is what the model said whenever that is consistent."""
+    return sorted(probabilities.items(), key=lambda kv: (-kv[1], kv[0] != choice))
+
+
 def _ranked(judgment: Judgment) -> list[tuple[str, float]]:
-    # Highest first; on equal probabilities the model's own choice comes
-    # first, so `top_option` is what the model said whenever that is consistent.
-    return sorted(
-        judgment.probabilities.items(),
-        key=lambda kv: (-kv[1], kv[0] != judgment.choice),
-    )
+    return ranked_options(judgment.choice, judgment.probabilities)
 
 
 def is_tie(judgment: Judgment) -> bool:
@@ -299,6 +332,9 @@ def decide(judgment: Judgment, rule: ThresholdRule | None) -> Decision:
 
     if rule is None:
         return refuse("no_approved_threshold")
+    if judgment.advice_only:
+        # A model that only names an option gives nothing a threshold could measure.
+        return refuse("advice_only")
     if top_option != judgment.choice:
         # validate_answer rejects this; a Judgment built elsewhere might not.
         return refuse("choice_disagrees")

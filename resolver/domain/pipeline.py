@@ -188,7 +188,10 @@ def resolve(
             judgment=judgment, numbering=numbering, occurrences=occurrences, timings=timings, **base,
         )
 
-    rule = policy.find(question=jdg.QUESTION_ID, model=judgment.model, fingerprint=question.fingerprint)
+    # The judge's own fingerprint: it covers what that backend sent (a chat
+    # model's system prompt, correction and schema), not only the question.
+    rule = policy.find(question=jdg.QUESTION_ID, model=judgment.model,
+                       fingerprint=judgment.fingerprint or question.fingerprint)
     decision = jdg.decide(judgment, rule)
     by_number = judgment.number_probabilities()
     probabilities = {numbering[n]: p for n, p in by_number.items() if n in numbering}

@@ -16,7 +16,7 @@ from typing import Any
 
 from resolver.domain.errors import InvalidRequest
 
-STARTER_CASES_PATH = Path(__file__).resolve().parent / "cases" / "starter.jsonl"
+STARTER_CASES_PATH = Path(__file__).resolve().parent / "data" / "starter.jsonl"
 
 NO_MATCH = "no_match"
 KINDS = ("task", "event")

@@ -15,6 +15,8 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from resolver.domain.judgment import Judgment, ThresholdRule, decide, ranked_options
+
 NO_MATCH = "no_match"
 DEFAULT_MARGIN = 0.1
 DEFAULT_TARGET_RISK = 0.02
@@ -92,21 +94,17 @@ def is_admitted(
 ) -> bool:
     """Whether a judgment may resolve to an item without asking the user.
 
-    This is the rule the pipeline applies at run time (`decide` in
-    resolver.domain.judgment), restated on the two numbers an evaluation keeps;
-    a test holds the two together. Only a candidate number can be admitted: a
-    confident no_match resolves nothing. A tie never passes, and the margin
-    keeps a near tie from passing on a high top probability. The threshold is
-    compared exactly: grid thresholds are the same floats an operator approves.
+    The pipeline's own rule, `decide` in resolver.domain.judgment, applied to
+    the two numbers an evaluation keeps: the top option and the runner-up's
+    probability stand for the whole distribution, which is all `decide` reads
+    (top, runner-up, no_match on top, tie, threshold, margin).
     """
-    if top_option == NO_MATCH:
-        return False
-    gap = top_probability - runner_up_probability
-    if gap <= _TOLERANCE:
-        return False
-    if top_probability < threshold:
-        return False
-    return _at_least(gap, margin)
+    runner_up = NO_MATCH if top_option != NO_MATCH else "runner_up"
+    judgment = Judgment(
+        model="", choice=top_option, jev_request_id=None, latency_ms=0, attempts=0,
+        probabilities={top_option: top_probability, runner_up: runner_up_probability},
+    )
+    return decide(judgment, ThresholdRule(threshold=threshold, margin=margin)).resolved_number is not None
 
 
 def outcome_from_probabilities(
@@ -122,7 +120,7 @@ def outcome_from_probabilities(
     Options are ranked by probability; on equal probabilities the model's own
     choice ranks first, as the pipeline ranks them.
     """
-    ranked = sorted(probabilities.items(), key=lambda kv: (-kv[1], kv[0] != choice))
+    ranked = ranked_options(choice, probabilities)
     if not ranked:
         raise ValueError(f"case {case_id}: no probabilities")
     top_option, top_probability = ranked[0]

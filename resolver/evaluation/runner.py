@@ -17,29 +17,33 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 from collections.abc import Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Protocol, TextIO
+from typing import Any, TextIO
 
-from tqdm import tqdm
-
-from resolver.domain.judgment import (
-    QUESTION_ID,
-    QUESTION_NAME,
-    CandidateFacts,
-    DefectiveAnswer,
-    Judgment,
-    JudgmentUnavailable,
-    Question,
-    build_question,
-    question_fingerprint,
-    validate_answer,
+from resolver.domain.judgment import QUESTION_ID, CandidateFacts, Question, build_question, question_fingerprint
+from resolver.evaluation.answers import (
+    ANSWERS_FILE,
+    AnswerKey,
+    StoredAnswer,
+    end_with_newline,
+    read_answers,
+    still_valid,
 )
+from resolver.evaluation.asking import CaseJudge, Unanswered, ask_all
 from resolver.evaluation.cases import Case, cases_digest, load_cases
+from resolver.evaluation.errors import (
+    EXIT_INCOMPLETE,
+    EXIT_INVALID,
+    EXIT_JUDGE_DISABLED,
+    EXIT_MIXED_MODELS,
+    EXIT_OK,
+    EvaluationError,
+    InvalidEvaluation,
+    JudgeDisabled,
+    MixedModels,
+)
 from resolver.evaluation.metrics import (
     Outcome,
     Recommendation,
@@ -48,109 +52,14 @@ from resolver.evaluation.metrics import (
     recommend,
     threshold_points,
 )
+from resolver.evaluation.options import MAX_CONCURRENCY, RunOptions
 from resolver.evaluation.report import PLOT_FILE, render_summary, write_report
 
-ANSWERS_FILE = "answers.jsonl"
-ANSWER_RECORD_VERSION = 1
-MAX_CONCURRENCY = 32
-
-# Exit codes of `manage.py evaluate_reference_match` (documented in docs/evaluation.md).
-EXIT_OK = 0
-EXIT_INVALID = 2
-EXIT_INCOMPLETE = 4
-EXIT_JUDGE_DISABLED = 5
-EXIT_MIXED_MODELS = 6
-
-
-class EvaluationError(Exception):
-    """A run that cannot go on; the message is for the operator, `exit_code` for scripts."""
-
-    exit_code = 1
-
-
-class InvalidEvaluation(EvaluationError):
-    exit_code = EXIT_INVALID
-
-
-class JudgeDisabled(EvaluationError):
-    exit_code = EXIT_JUDGE_DISABLED
-
-
-class MixedModels(EvaluationError):
-    exit_code = EXIT_MIXED_MODELS
-
-
-class CaseJudge(Protocol):
-    """The judge the runner needs: the production `Judge` with the model it asks for."""
-
-    @property
-    def model(self) -> str: ...
-
-    def judge(self, question: Question, *, request_id: str) -> Judgment | JudgmentUnavailable: ...
-
-
-@dataclass(frozen=True)
-class RunOptions:
-    target_risk: float
-    min_coverage: float
-    margin: float
-    concurrency: int = 4
-
-    def problems(self) -> list[str]:
-        found = []
-        if not (math.isfinite(self.target_risk) and 0.0 < self.target_risk < 1.0):
-            found.append("--target-risk must be between 0 and 1 (exclusive)")
-        if not (math.isfinite(self.min_coverage) and 0.0 < self.min_coverage <= 1.0):
-            found.append("--min-coverage must be above 0 and at most 1")
-        if not (math.isfinite(self.margin) and 0.0 <= self.margin < 1.0):
-            found.append("--margin must be at least 0 and below 1")
-        if not 1 <= self.concurrency <= MAX_CONCURRENCY:
-            found.append(f"--concurrency must be 1 to {MAX_CONCURRENCY}")
-        return found
-
-
-@dataclass(frozen=True)
-class AnswerKey:
-    case_id: str
-    case_digest: str
-    model_requested: str
-    fingerprint: str
-
-
-@dataclass(frozen=True)
-class StoredAnswer:
-    key: AnswerKey
-    model: str  # as the response reported it
-    choice: str
-    probabilities: dict[str, float]
-    jev_request_id: str | None = None
-    latency_ms: int = 0
-    attempts: int = 0
-    answered_at: str = ""
-
-    def to_json(self) -> str:
-        record = {
-            "version": ANSWER_RECORD_VERSION,
-            "case_id": self.key.case_id,
-            "case_digest": self.key.case_digest,
-            "model_requested": self.key.model_requested,
-            "fingerprint": self.key.fingerprint,
-            "question": QUESTION_ID,
-            "model": self.model,
-            "choice": self.choice,
-            "probabilities": self.probabilities,
-            "jev_request_id": self.jev_request_id,
-            "latency_ms": self.latency_ms,
-            "attempts": self.attempts,
-            "answered_at": self.answered_at,
-        }
-        return json.dumps(record, ensure_ascii=False, sort_keys=True)
-
-
-@dataclass(frozen=True)
-class Unanswered:
-    case_id: str
-    reason: str  # the judge's fixed-vocabulary reason, e.g. "http_429", "timeout"
+__all__ = [
+    "ANSWERS_FILE", "EXIT_INCOMPLETE", "EXIT_INVALID", "EXIT_JUDGE_DISABLED", "EXIT_MIXED_MODELS", "EXIT_OK",
+    "MAX_CONCURRENCY", "AnswerKey", "CaseJudge", "EvaluationError", "EvaluationResult", "InvalidEvaluation",
+    "JudgeDisabled", "MixedModels", "RunOptions", "StoredAnswer", "Unanswered", "question_for", "run_evaluation",
+]
 
 
 @dataclass(frozen=True)
@@ -205,160 +114,6 @@ def question_for(case: Case) -> Question:
     )
 
 
-def _record_body(model: str, choice: str, probabilities: Mapping[str, float]) -> dict[str, Any]:
-    return {
-        "model": model,
-        "answers": {QUESTION_NAME: {"type": "choice", "choice": choice, "probabilities": dict(probabilities)}},
-    }
-
-
-def _parse_record(line: str) -> StoredAnswer | None:
-    try:
-        data = json.loads(line)
-    except ValueError:
-        # A line cut short when a run was killed mid-write.
-        return None
-    if not isinstance(data, dict) or data.get("version") != ANSWER_RECORD_VERSION:
-        return None
-    try:
-        key = AnswerKey(
-            case_id=str(data["case_id"]),
-            case_digest=str(data["case_digest"]),
-            model_requested=str(data["model_requested"]),
-            fingerprint=str(data["fingerprint"]),
-        )
-        probabilities = data["probabilities"]
-        if not isinstance(probabilities, dict):
-            return None
-        return StoredAnswer(
-            key=key,
-            model=str(data["model"]),
-            choice=str(data["choice"]),
-            probabilities=probabilities,
-            jev_request_id=data.get("jev_request_id"),
-            latency_ms=int(data.get("latency_ms") or 0),
-            attempts=int(data.get("attempts") or 0),
-            answered_at=str(data.get("answered_at") or ""),
-        )
-    except (KeyError, TypeError, ValueError):
-        return None
-
-
-def read_answers(path: Path) -> tuple[dict[AnswerKey, StoredAnswer], int]:
-    """Every readable answer in an answers file (the last one wins per key), and how many lines were not."""
-    answers: dict[AnswerKey, StoredAnswer] = {}
-    unreadable = 0
-    if not path.exists():
-        return answers, unreadable
-    with path.open(encoding="utf-8") as lines:
-        for line in lines:
-            if not line.strip():
-                continue
-            record = _parse_record(line)
-            if record is None:
-                unreadable += 1
-                continue
-            answers[record.key] = record
-    return answers, unreadable
-
-
-def _end_with_newline(path: Path) -> None:
-    """Terminate a last line cut short by a kill, so the next answer starts a line of its own."""
-    if not path.exists() or path.stat().st_size == 0:
-        return
-    with path.open("rb+") as handle:
-        handle.seek(-1, 2)
-        if handle.read(1) != b"\n":
-            handle.write(b"\n")
-
-
-def _still_valid(answer: StoredAnswer, question: Question) -> StoredAnswer | None:
-    """A stored answer re-checked against today's question, as a fresh response would be.
-
-    The file is plain text in a folder: an edited or damaged record must not
-    slip into the evidence for a threshold.
-    """
-    try:
-        choice, probabilities, model = validate_answer(
-            _record_body(answer.model, answer.choice, answer.probabilities), question
-        )
-    except DefectiveAnswer:
-        return None
-    return StoredAnswer(
-        key=answer.key,
-        model=model,
-        choice=choice,
-        probabilities=probabilities,
-        jev_request_id=answer.jev_request_id,
-        latency_ms=answer.latency_ms,
-        attempts=answer.attempts,
-        answered_at=answer.answered_at,
-    )
-
-
-def _ask(judge: CaseJudge, case: Case, question: Question, key: AnswerKey) -> StoredAnswer | Unanswered:
-    # The case ID in the request ID lets a Jev-side log be matched to a case.
-    judgment = judge.judge(question, request_id=f"eval-{case.id}")
-    if isinstance(judgment, JudgmentUnavailable):
-        return Unanswered(case_id=case.id, reason=judgment.reason)
-    return StoredAnswer(
-        key=key,
-        model=judgment.model,
-        choice=judgment.choice,
-        probabilities=dict(judgment.probabilities),
-        jev_request_id=judgment.jev_request_id,
-        latency_ms=judgment.latency_ms,
-        attempts=judgment.attempts,
-        answered_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-    )
-
-
-def _ask_all(
-    judge: CaseJudge,
-    pending: Sequence[tuple[Case, Question, AnswerKey]],
-    *,
-    answers_path: Path,
-    concurrency: int,
-    progress: TextIO | None,
-) -> tuple[dict[str, StoredAnswer], list[Unanswered]]:
-    obtained: dict[str, StoredAnswer] = {}
-    unanswered: list[Unanswered] = []
-    if not pending:
-        return obtained, unanswered
-    bar = tqdm(
-        total=len(pending),
-        file=progress,
-        disable=progress is None,
-        unit="case",
-        desc="asking Jev",
-        mininterval=0.5,
-    )
-    executor = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="evaluate")
-    try:
-        with answers_path.open("a", encoding="utf-8") as out:
-            futures: set[Future[StoredAnswer | Unanswered]] = {
-                executor.submit(_ask, judge, case, question, key) for case, question, key in pending
-            }
-            while futures:
-                done, futures = wait(futures, return_when=FIRST_COMPLETED)
-                for future in done:
-                    result = future.result()
-                    if isinstance(result, Unanswered):
-                        unanswered.append(result)
-                    else:
-                        # Written and flushed one by one from this thread only:
-                        # whatever was answered before an interruption is kept.
-                        out.write(result.to_json() + "\n")
-                        out.flush()
-                        obtained[result.key.case_id] = result
-                    bar.update(1)
-    finally:
-        # On Ctrl-C, drop the questions not yet sent instead of waiting for all of them.
-        executor.shutdown(wait=False, cancel_futures=True)
-        bar.close()
-    return obtained, unanswered
-
-
 def _responding_model(answers: Sequence[StoredAnswer], model_requested: str) -> str:
     models = sorted({answer.model for answer in answers})
     if len(models) > 1:
@@ -402,13 +157,16 @@ def run_evaluation(
         raise InvalidEvaluation(f"--cases {cases_path}: no such file")
     cases = load_cases(cases_path)
     digest = cases_digest(cases_path)
-    fingerprint = question_fingerprint()
+    # The judge's own fingerprint: a chat model's covers its system prompt,
+    # correction and schema, so its answers are kept apart from Jev's.
+    fingerprint = getattr(judge, "fingerprint", None) or question_fingerprint()
+    backend = getattr(judge, "backend", "jev")
     model_requested = judge.model
 
     out_dir.mkdir(parents=True, exist_ok=True)
     answers_path = out_dir / ANSWERS_FILE
     stored, unreadable = read_answers(answers_path)
-    _end_with_newline(answers_path)
+    end_with_newline(answers_path)
     rejected = 0
 
     answered: dict[str, StoredAnswer] = {}
@@ -419,7 +177,7 @@ def run_evaluation(
             case_id=case.id, case_digest=case_digest(case), model_requested=model_requested, fingerprint=fingerprint
         )
         previous = stored.get(key)
-        checked = _still_valid(previous, question) if previous is not None else None
+        checked = still_valid(previous, question) if previous is not None else None
         if previous is not None and checked is None:
             rejected += 1
         if checked is not None:
@@ -428,7 +186,7 @@ def run_evaluation(
             pending.append((case, question, key))
     reused = len(answered)
 
-    obtained, unanswered = _ask_all(
+    obtained, unanswered = ask_all(
         judge, pending, answers_path=answers_path, concurrency=options.concurrency, progress=progress
     )
     answered.update(obtained)
@@ -450,8 +208,16 @@ def run_evaluation(
         if case.id in answered
     ]
     points = threshold_points(outcomes, margin=options.margin) if outcomes else []
+    advice = sorted({a.key.case_id for a in in_order if a.probability_source == "none"})
     if unanswered:
         recommendation = _incomplete(len(unanswered), len(cases), options)
+    elif advice:
+        recommendation = Recommendation(
+            threshold=None,
+            reason=(f"{len(advice)} of {len(in_order)} answers came without log-probabilities: advice only, "
+                    "and no threshold can apply to advice"),
+            target_risk=options.target_risk, min_coverage=options.min_coverage,
+        )
     else:
         recommendation = recommend(points, target_risk=options.target_risk, min_coverage=options.min_coverage)
     meta = {
@@ -460,6 +226,8 @@ def run_evaluation(
         "model": model or "none (no case answered)",
         "model_requested": model_requested,
         "fingerprint": fingerprint,
+        "backend": backend,
+        "probability_source": "none" if advice else (in_order[0].probability_source if in_order else "service"),
         "cases_file": cases_path.name,
         "cases_digest": digest,
         "case_count": len(cases),

@@ -8,5 +8,11 @@ from resolver.domain.judgment import Judgment, JudgmentUnavailable, Question
 
 @dataclass(frozen=True)
 class DisabledJudge:
+    backend = "off"
+
+    @classmethod
+    def from_settings(cls) -> DisabledJudge:
+        return cls()
+
     def judge(self, question: Question, *, request_id: str) -> Judgment | JudgmentUnavailable:
         return JudgmentUnavailable(reason="disabled")

@@ -6,15 +6,11 @@ so a resolution never waits longer than `budget_seconds` for its judgment.
 """
 from __future__ import annotations
 
-import email.utils
 import json
 import logging
-import math
-import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 
 import requests
 
@@ -23,8 +19,10 @@ from resolver.domain.judgment import (
     Judgment,
     JudgmentUnavailable,
     Question,
+    question_fingerprint,
     validate_answer,
 )
+from resolver.judges import http
 from resolver.judges.base import Judge
 from resolver.judges.disabled import DisabledJudge
 
@@ -34,64 +32,13 @@ DEFAULT_BASE_URL = "https://api.typesafe.ai"
 DEFAULT_MODEL = "jev-latest"
 ENDPOINT_PATH = "/v1/systemone"
 JEV_REQUEST_ID_HEADER = "x-typesafe-request-id"
-INITIAL_BACKOFF_SECONDS = 0.25
-# Statuses the service documents as transient (529: overloaded).
-_RETRYABLE_STATUSES = frozenset({408, 429})
-# Longest header value we copy from a response or send as our request ID.
-_MAX_HEADER_VALUE = 200
-
-_session: requests.Session | None = None
-_session_lock = threading.Lock()
-
-
-def _get_session() -> requests.Session:
-    """One Session per process, so keep-alive connections are reused across requests."""
-    global _session
-    if _session is None:
-        with _session_lock:
-            if _session is None:
-                _session = requests.Session()
-    return _session
-
-
-def _is_retryable_status(status: int) -> bool:
-    return status in _RETRYABLE_STATUSES or 500 <= status <= 599
-
-
-def _header_safe(value: str) -> str:
-    # Our request ID goes into a header: a CR, LF or non-ASCII byte would make
-    # requests refuse the call (or split the header), so keep printable ASCII only.
-    cleaned = "".join(ch for ch in value if " " < ch <= "~")
-    return cleaned[:_MAX_HEADER_VALUE]
-
-
-def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
-    """The server's own retry hint: `retry-after-ms` first, then `Retry-After`."""
-    millis = headers.get("retry-after-ms")
-    if millis is not None:
-        try:
-            value = float(millis) / 1000.0
-        except ValueError:
-            value = math.nan
-        if math.isfinite(value) and value >= 0:
-            return value
-    seconds = headers.get("retry-after")
-    if seconds is None:
-        return None
-    try:
-        value = float(seconds)
-    except ValueError:
-        # The HTTP-date form: rare for APIs, but allowed by RFC 9110.
-        try:
-            when = email.utils.parsedate_to_datetime(seconds)
-        except (TypeError, ValueError):
-            return None
-        if when.tzinfo is None:
-            when = when.replace(tzinfo=timezone.utc)
-        return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
-    if math.isfinite(value) and value >= 0:
-        return value
-    return None
+# Shared with the OpenAI-compatible judge (resolver/judges/http.py); the old
+# private names stay importable here.
+_get_session = http.get_session
+_is_retryable_status = http.is_retryable_status
+_header_safe = http.header_safe
+retry_after_seconds = http.retry_after_seconds
+INITIAL_BACKOFF_SECONDS = http.INITIAL_BACKOFF_SECONDS
 
 
 @dataclass(frozen=True)
@@ -119,9 +66,21 @@ class JevJudge:
     sleep: Callable[[float], None] = field(default=time.sleep, repr=False, compare=False)
     clock: Callable[[], float] = field(default=time.monotonic, repr=False, compare=False)
 
+    backend = "jev"
+
+    @classmethod
+    def from_settings(cls) -> Judge:
+        """Jev when RESOLVER['TYPESAFE_*'] name a key or a base URL, else the disabled judge."""
+        return judge_from_settings()
+
     @property
     def url(self) -> str:
         return self.base_url.rstrip("/") + ENDPOINT_PATH
+
+    @property
+    def fingerprint(self) -> str:
+        # Jev is sent the question and nothing else: its fingerprint is the question's.
+        return question_fingerprint()
 
     def _headers(self, request_id: str) -> dict[str, str]:
         headers = {"Content-Type": "application/json", "X-Request-Id": _header_safe(request_id)}

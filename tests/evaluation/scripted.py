@@ -52,7 +52,7 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 
-from resolver.judges import jev as jev_module
+from resolver.judges import http as judge_http
 
 from tests.support.jev_contract_server import Behaviour, responder
 
@@ -175,7 +175,7 @@ def fresh_jev_session(monkeypatch: pytest.MonkeyPatch) -> None:
     for a new host at once can wait forever for a pool to evict. One Jev host
     per process, as in production, never gets there.
     """
-    monkeypatch.setattr(jev_module, "_session", None)
+    monkeypatch.setattr(judge_http, "_session", None)
 
 
 def run_command(*args: str) -> tuple[int, str, str]:

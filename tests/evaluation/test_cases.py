@@ -32,8 +32,8 @@ def starter() -> list[Case]:
 
 
 def _generator() -> ModuleType:
-    path = STARTER_CASES_PATH.with_name("generate_starter.py")
-    spec = importlib.util.spec_from_file_location("generate_starter", path)
+    path = Path(__file__).resolve().parents[2] / "scripts" / "generate_starter_cases.py"
+    spec = importlib.util.spec_from_file_location("generate_starter_cases", path)
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     # dataclasses look their module up by name while the script is executed.
@@ -109,7 +109,7 @@ def test_starter__numbers_in_a_title_do_not_point_at_the_answer(starter: list[Ca
 
 
 def test_starter__file_matches_its_generator() -> None:
-    """The committed set is exactly what generate_starter.py writes."""
+    """The committed set is exactly what scripts/generate_starter_cases.py writes."""
     generator = _generator()
     assert generator.render(generator.build_cases()) == STARTER_CASES_PATH.read_text(encoding="utf-8")
 

@@ -3,7 +3,7 @@
 Exit codes: 0 report written, every case answered (with or without a
 recommendation); 1 unexpected error; 2 invalid arguments, case file or
 proposal; 4 some cases are still unanswered (run again to retry them);
-5 no Jev is configured; 6 the answers name more than one model; 130
+5 no judge is configured; 6 the answers name more than one model; 130
 interrupted. See docs/evaluation.md.
 """
 from __future__ import annotations
@@ -22,14 +22,15 @@ from resolver.conf import resolver_settings
 from resolver.domain.errors import ResolverError
 from resolver.evaluation import runner
 from resolver.evaluation.metrics import DEFAULT_MIN_COVERAGE, DEFAULT_TARGET_RISK
-from resolver.judges.jev import JevJudge, judge_from_settings
+from resolver.judges.disabled import DisabledJudge
+from resolver.services import judge_from_settings
 
 EXIT_INTERRUPTED = 130
 
 
 class Command(BaseCommand):
     help = (
-        "Ask Jev the reference_match.v1 question for every labelled case, write report.json, "
+        "Ask the configured judge (Jev or an OpenAI-compatible model) the reference_match.v1 question for every labelled case, write report.json, "
         "risk_coverage.png and summary.md, and optionally propose the recommended threshold "
         "(exit 0 done, 4 cases unanswered: run again)."
     )
@@ -38,7 +39,8 @@ class Command(BaseCommand):
         parser.add_argument("--cases", required=True, metavar="FILE",
                             help="The labelled cases, JSON Lines (see docs/evaluation.md).")
         parser.add_argument("--model", metavar="NAME",
-                            help="Model name or alias to ask for (default: RESOLVER['TYPESAFE_DEFAULT_MODEL']). "
+                            help="Model name or alias to ask for (default: RESOLVER['TYPESAFE_DEFAULT_MODEL'], or "
+                                 "RESOLVER['OPENAI_MODEL'] for the openai backend). "
                                  "The threshold is for the model the responses name.")
         parser.add_argument("--target-risk", type=float, default=DEFAULT_TARGET_RISK, metavar="R",
                             help=f"Highest acceptable 95%% upper bound on risk (default {DEFAULT_TARGET_RISK}).")
@@ -68,7 +70,7 @@ class Command(BaseCommand):
             if options["propose"]:
                 from resolver.evaluation.proposal import check_margin_in_force
 
-                # Before asking Jev anything: a refused proposal should cost nothing.
+                # Before asking the judge anything: a refused proposal should cost nothing.
                 check_margin_in_force(margin=run_options.margin, in_force=in_force)
             judge = self._judge(options["model"])
             with self._logs_above_the_bar():
@@ -94,13 +96,13 @@ class Command(BaseCommand):
         if options["propose"]:
             self._propose(result)
 
-    def _judge(self, model: str | None) -> JevJudge:
+    def _judge(self, model: str | None) -> Any:
         judge = judge_from_settings()
-        if not isinstance(judge, JevJudge):
+        if isinstance(judge, DisabledJudge) or not dataclasses.is_dataclass(judge):
             raise runner.JudgeDisabled(
-                "the judge is off (RESOLVER['TYPESAFE_API_KEY'] and RESOLVER['TYPESAFE_BASE_URL'] are "
-                "both empty): set TYPESAFE_API_KEY for the hosted Jev, or TYPESAFE_BASE_URL for a "
-                "Jev-compatible server, and run again."
+                "the judge is off: set TYPESAFE_API_KEY (hosted Jev) or TYPESAFE_BASE_URL (a Jev-compatible "
+                "server), or RESOLVER_JUDGE=openai with OPENAI_BASE_URL and OPENAI_MODEL (an OpenAI-compatible "
+                "chat server), and run again."
             )
         if model is not None:
             if not model.strip():

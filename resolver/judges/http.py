@@ -1,0 +1,165 @@
+"""What the HTTP judges share: one Session, header hygiene, retry hints, and a bounded retrying POST.
+
+A transient failure (408, 429, 5xx, no response, a timeout, a 200 that is not
+JSON) is retried, honouring `retry-after-ms` then `Retry-After`, else backing
+off from INITIAL_BACKOFF_SECONDS, and never past the caller's deadline.
+"""
+from __future__ import annotations
+
+import email.utils
+import json
+import logging
+import math
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+import requests
+
+logger = logging.getLogger("resolver.judges")
+
+INITIAL_BACKOFF_SECONDS = 0.25
+# Statuses the services document as transient (529: overloaded).
+_RETRYABLE_STATUSES = frozenset({408, 429})
+# Longest header value we copy from a response or send as our request ID.
+MAX_HEADER_VALUE = 200
+
+_session: requests.Session | None = None
+_session_lock = threading.Lock()
+
+
+def get_session() -> requests.Session:
+    """One Session per process, so keep-alive connections are reused across requests."""
+    global _session
+    if _session is None:
+        with _session_lock:
+            if _session is None:
+                _session = requests.Session()
+    return _session
+
+
+def is_retryable_status(status: int) -> bool:
+    return status in _RETRYABLE_STATUSES or 500 <= status <= 599
+
+
+def header_safe(value: str) -> str:
+    # Our request ID goes into a header: a CR, LF or non-ASCII byte would make
+    # requests refuse the call (or split the header), so keep printable ASCII only.
+    cleaned = "".join(ch for ch in value if " " < ch <= "~")
+    return cleaned[:MAX_HEADER_VALUE]
+
+
+def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
+    """The server's own retry hint: `retry-after-ms` first, then `Retry-After`."""
+    millis = headers.get("retry-after-ms")
+    if millis is not None:
+        try:
+            value = float(millis) / 1000.0
+        except ValueError:
+            value = math.nan
+        if math.isfinite(value) and value >= 0:
+            return value
+    seconds = headers.get("retry-after")
+    if seconds is None:
+        return None
+    try:
+        value = float(seconds)
+    except ValueError:
+        # The HTTP-date form: rare for APIs, but allowed by RFC 9110.
+        try:
+            when = email.utils.parsedate_to_datetime(seconds)
+        except (TypeError, ValueError):
+            return None
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=timezone.utc)
+        return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
+    if math.isfinite(value) and value >= 0:
+        return value
+    return None
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One POST, retries included: a JSON 200, or the reason there is none."""
+
+    reason: str  # "ok" or an unavailability reason (http_429, timeout, ...)
+    attempts: int
+    status: int | None = None
+    body: Any = None  # the parsed JSON of a 200
+    error_body: bytes = b""  # the body of a non-retried error status
+    server_request_id: str | None = None
+    detail: str = ""
+
+
+def post_json(
+    *,
+    url: str,
+    payload: bytes,
+    headers: Mapping[str, str],
+    connect_timeout: float,
+    read_timeout: float,
+    deadline: float,
+    clock: Callable[[], float],
+    sleep: Callable[[float], None],
+    request_id_header: str,
+    label: str,
+) -> Exchange:
+    """POST until a JSON 200, a status not worth retrying, or the deadline (a `clock()` value)."""
+    attempts = 0
+    last = Exchange(reason="budget_exhausted", attempts=0, detail="judgment budget exhausted")
+    backoff = INITIAL_BACKOFF_SECONDS
+    while True:
+        remaining = deadline - clock()
+        if remaining <= 0:
+            break
+        attempts += 1
+        timeout = (min(connect_timeout, remaining), min(read_timeout, remaining))
+        began = clock()
+        retry_after: float | None = None
+        try:
+            response = get_session().post(url, data=payload, headers=dict(headers), timeout=timeout)
+        except requests.Timeout:
+            last, retry = Exchange(reason="timeout", attempts=attempts), True
+        except requests.ConnectionError:
+            last, retry = Exchange(reason="connection_error", attempts=attempts), True
+        except requests.RequestException as exc:
+            last, retry = Exchange(reason="request_error", attempts=attempts, detail=type(exc).__name__), False
+        else:
+            server_id = response.headers.get(request_id_header)
+            server_id = (header_safe(server_id) or None) if server_id is not None else None
+            status = response.status_code
+            if status != 200:
+                retry = is_retryable_status(status)
+                retry_after = retry_after_seconds(response.headers) if retry else None
+                last = Exchange(reason=f"http_{status}", attempts=attempts, status=status,
+                                error_body=response.content[:4096], server_request_id=server_id)
+            else:
+                try:
+                    body = json.loads(response.content)
+                except ValueError:
+                    # A 200 that is not JSON is a proxy or gateway page: transient.
+                    last, retry = Exchange(reason="not_json", attempts=attempts, status=status,
+                                           server_request_id=server_id), True
+                else:
+                    last, retry = Exchange(reason="ok", attempts=attempts, status=status, body=body,
+                                           server_request_id=server_id), False
+        logger.log(
+            logging.INFO if last.reason == "ok" else logging.WARNING,
+            "%s attempt=%d request_id=%s status=%s outcome=%s latency_ms=%d server_request_id=%s",
+            label, attempts, headers.get("X-Request-Id", "-"),
+            last.status if last.status is not None else "-", last.reason,
+            max(0, int(round((clock() - began) * 1000))), last.server_request_id or "-",
+        )
+        if not retry:
+            return last
+        delay = retry_after if retry_after is not None else backoff
+        backoff *= 2
+        # Never sleep past the deadline: if the wait would use it up, stop now
+        # rather than wake up with no time left for the call itself.
+        if delay >= deadline - clock():
+            break
+        sleep(delay)
+    return Exchange(reason=last.reason, attempts=attempts, status=last.status,
+                    server_request_id=last.server_request_id, detail="judgment budget exhausted")
