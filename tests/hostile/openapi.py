@@ -9,7 +9,7 @@ import schemathesis
 from django.urls import URLPattern, URLResolver, get_resolver
 from schemathesis.specs.openapi.schemas import OpenApiSchema
 
-from lifeproject.wsgi import application
+from tests.support.wsgi import application
 
 # References that reach every kind of answer on the seeded calendars: an exact
 # title (resolved), a shared title (clarification), a word shared by more

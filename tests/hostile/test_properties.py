@@ -274,8 +274,10 @@ def test_pipeline__bad_input_raises_invalid_request_only(text, kind, collection_
     assert len(request.collection_ids) <= 50
     items = [make_item(collection_path=f"/user/{c}/", uid="u", title="t", etag='"1"', kind=request.kind)
              for c in set(request.collection_ids)]
-    # And the pipeline takes whatever parse_request accepts.
-    outcome = resolve(request=request, calendar=MemoryCalendar(items=items), judge=DisabledJudge(),
+    # And the pipeline takes whatever parse_request accepts. The calendar knows every
+    # requested collection by name: an ID such as "/" derives no collection from a path.
+    calendar = MemoryCalendar(items=items, extra_collections=tuple(request.collection_ids))
+    outcome = resolve(request=request, calendar=calendar, judge=DisabledJudge(),
                       policy=NoThresholds(), request_id="req_property")
     json.dumps(outcome_envelope(outcome), ensure_ascii=False).encode("utf-8")
 

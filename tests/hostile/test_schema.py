@@ -16,10 +16,10 @@ from django.contrib.auth import get_user_model
 from django.test import Client as DjangoClient
 from werkzeug.test import Client, TestResponse
 
-from lifeproject.wsgi import application
 from resolver.domain import errors
 from tests.hostile.openapi import api_document, api_schema, v1_paths
 from tests.support.jev_contract_server import JevContractServer, decisive
+from tests.support.wsgi import application
 
 pytestmark = pytest.mark.django_db
 

@@ -12,13 +12,20 @@ from tests.production import servers
 
 REDIS = "django.core.cache.backends.redis.RedisCache"
 
+# Read by lifeproject.settings with a default these tests check. A run of the
+# suite on PostgreSQL and Redis sets the first two for every test; the child
+# starts without them so that only `env` decides.
+DEFAULTED_ENV = ("DATABASE_URL", "CACHE_URL", "STATIC_ROOT")
+
 
 def settings_for(**env: str) -> dict:
     """Import lifeproject.settings in a fresh process with `env`; returns DATABASES and CACHES."""
+    child_env = {name: value for name, value in servers.base_env(**env).items()
+                 if name in env or name not in DEFAULTED_ENV}
     code = ("import json, lifeproject.settings as s\n"
             "print(json.dumps({'db': s.DATABASES['default'], 'cache': s.CACHES['default'],"
             " 'middleware': s.MIDDLEWARE, 'static': s.STORAGES['staticfiles']['BACKEND']}, default=str))")
-    result = subprocess.run([sys.executable, "-c", code], cwd=servers.REPO, env=servers.base_env(**env),
+    result = subprocess.run([sys.executable, "-c", code], cwd=servers.REPO, env=child_env,
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
