@@ -430,7 +430,8 @@ _DESIGN = [
                     "recurrence_id": None}},
 ]
 _JUDGED = {"question": "reference_match.v1", "fingerprint": "sha256:3f1e...", "model": "jev-2026-01",
-           "jev_request_id": "jev_8c7b6a", "candidate_count": 2, "latency_ms": 412, "attempts": 1}
+           "jev_request_id": "jev_8c7b6a", "candidate_count": 2, "latency_ms": 412, "attempts": 1,
+           "backend": "jev", "probability_source": "service", "attempt_validity": ["valid"]}
 
 
 def _clarification(reason: str, summary: str, prompt: str, candidates: list[dict[str, Any]], *,

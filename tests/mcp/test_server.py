@@ -149,9 +149,6 @@ def test_resolve__exact_title_is_ok_with_the_live_etag(mcp_env):
     assert envelope["data"]["etag"] == current_etag(mcp_env, "work", "t-portfolio")
 
 
-# Item.href is filled by the CalDAV backend's reading of each resource, which lands
-# with the calendar-reading work; until then the envelope carries an empty href.
-@pytest.mark.xfail(reason="the CalDAV backend does not report href yet", strict=False)
 def test_resolve__href_is_the_one_the_server_reported(mcp_env, era):
     person = Person("accept", pick="(personal")
     exact = envelope_of(mcp_env.call({"text": "Draft portfolio outline", "kind": "task"}))
