@@ -19,7 +19,6 @@ class FetchResult:
     skipped: tuple[SkippedResource, ...] = ()
     # Round trips to the server, for the benchmarks and the request log.
     requests: int = 0
-    seconds: float = 0.0
     collections_searched: tuple[str, ...] = field(default=())
     # When this fetch read the calendar (aware, UTC): the envelope's `read_at`.
     read_at: datetime | None = None

@@ -314,7 +314,6 @@ class CalDAVCalendar:
 
     def fetch(self, *, kind: Kind, collection_ids: Sequence[str] | None,
               time_zone: str | None = None) -> FetchResult:
-        started = time.perf_counter()
         read_at = datetime.now(timezone.utc)
         round_trips = self._client().round_trips
         discovered = self._discover()
@@ -351,7 +350,6 @@ class CalDAVCalendar:
             skipped=tuple(skipped),
             # Counted, not assumed: discovery takes one to three round trips.
             requests=self._client().round_trips - round_trips,
-            seconds=time.perf_counter() - started,
             collections_searched=tuple(wanted),
             read_at=read_at,
             server_filter_skipped=tuple(filter_skipped),

@@ -1,6 +1,6 @@
 """Risk and coverage of resolving on the model's confidence, threshold by threshold.
 
-Plain Python, no Django: the evaluation command collects one `Outcome` per
+Plain Python, no Django: the evaluation command collects one `CaseOutcome` per
 labelled case and calls `threshold_points`, `accuracy_by_tag` and `recommend`.
 
 The error bound is the upper limit of the two-sided 95% Clopper-Pearson
@@ -30,7 +30,7 @@ _TOLERANCE = 1e-9
 
 
 @dataclass(frozen=True)
-class Outcome:
+class CaseOutcome:
     """What the model answered for one labelled case."""
 
     case_id: str
@@ -114,8 +114,8 @@ def outcome_from_probabilities(
     choice: str,
     probabilities: Mapping[str, float],
     tags: Sequence[str] = (),
-) -> Outcome:
-    """An Outcome from Jev's answer: the top option and the runner-up's probability.
+) -> CaseOutcome:
+    """An CaseOutcome from Jev's answer: the top option and the runner-up's probability.
 
     Options are ranked by probability; on equal probabilities the model's own
     choice ranks first, as the pipeline ranks them.
@@ -124,7 +124,7 @@ def outcome_from_probabilities(
     if not ranked:
         raise ValueError(f"case {case_id}: no probabilities")
     top_option, top_probability = ranked[0]
-    return Outcome(
+    return CaseOutcome(
         case_id=case_id,
         expected=expected,
         top_option=top_option,
@@ -179,7 +179,7 @@ def _upper_limit(errors: int, trials: int, confidence: float) -> float:
     return high
 
 
-def _point(outcomes: Sequence[Outcome], *, threshold: float, margin: float) -> ThresholdPoint:
+def _point(outcomes: Sequence[CaseOutcome], *, threshold: float, margin: float) -> ThresholdPoint:
     admitted = [
         outcome
         for outcome in outcomes
@@ -205,14 +205,14 @@ def _point(outcomes: Sequence[Outcome], *, threshold: float, margin: float) -> T
     )
 
 
-def threshold_points(outcomes: Sequence[Outcome], *, margin: float = DEFAULT_MARGIN) -> list[ThresholdPoint]:
+def threshold_points(outcomes: Sequence[CaseOutcome], *, margin: float = DEFAULT_MARGIN) -> list[ThresholdPoint]:
     """One point per threshold on the 0.00..1.00 grid, in increasing order."""
     if not outcomes:
         raise ValueError("no outcomes to evaluate")
     return [_point(outcomes, threshold=threshold, margin=margin) for threshold in threshold_grid()]
 
 
-def accuracy_by_tag(outcomes: Iterable[Outcome]) -> dict[str, TagAccuracy]:
+def accuracy_by_tag(outcomes: Iterable[CaseOutcome]) -> dict[str, TagAccuracy]:
     """How often the top option is right, per tag and over all cases ("all").
 
     Thresholds play no part: this says where the model is weak, not what a

@@ -45,7 +45,7 @@ from resolver.evaluation.errors import (
     MixedModels,
 )
 from resolver.evaluation.metrics import (
-    Outcome,
+    CaseOutcome,
     Recommendation,
     accuracy_by_tag,
     outcome_from_probabilities,
@@ -196,7 +196,7 @@ def run_evaluation(
 
     in_order = [answered[case.id] for case in cases if case.id in answered]
     model = _responding_model(in_order, model_requested)
-    outcomes: list[Outcome] = [
+    outcomes: list[CaseOutcome] = [
         outcome_from_probabilities(
             case_id=case.id,
             expected=case.expected,

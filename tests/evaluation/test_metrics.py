@@ -7,7 +7,7 @@ import pytest
 
 from resolver.domain.judgment import Judgment, ThresholdRule, decide
 from resolver.evaluation.metrics import (
-    Outcome,
+    CaseOutcome,
     TagAccuracy,
     ThresholdPoint,
     accuracy_by_tag,
@@ -49,16 +49,16 @@ from resolver.evaluation.metrics import (
 # The bounds that are not closed forms were checked against Beta.ppf(0.975,
 # errors + 1, n - errors) from an independent numerical integration.
 OUTCOMES = [
-    Outcome("o1", 1, "1", 0.95, 0.03, ("paraphrase",)),
-    Outcome("o2", 2, "2", 0.90, 0.05, ("partial",)),
-    Outcome("o3", 3, "3", 0.85, 0.10, ("paraphrase", "typo")),
-    Outcome("o4", 1, "2", 0.80, 0.15, ("near_duplicate",)),
-    Outcome("o5", "no_match", "4", 0.75, 0.20, ("no_match",)),
-    Outcome("o6", 2, "2", 0.70, 0.65, ("near_duplicate",)),
-    Outcome("o7", "no_match", "no_match", 0.92, 0.05, ("no_match",)),
-    Outcome("o8", 5, "5", 0.60, 0.30, ("numbers_in_text",)),
-    Outcome("o9", 4, "1", 0.55, 0.40, ("paraphrase",)),
-    Outcome("o10", 3, "3", 0.50, 0.40, ("partial",)),
+    CaseOutcome("o1", 1, "1", 0.95, 0.03, ("paraphrase",)),
+    CaseOutcome("o2", 2, "2", 0.90, 0.05, ("partial",)),
+    CaseOutcome("o3", 3, "3", 0.85, 0.10, ("paraphrase", "typo")),
+    CaseOutcome("o4", 1, "2", 0.80, 0.15, ("near_duplicate",)),
+    CaseOutcome("o5", "no_match", "4", 0.75, 0.20, ("no_match",)),
+    CaseOutcome("o6", 2, "2", 0.70, 0.65, ("near_duplicate",)),
+    CaseOutcome("o7", "no_match", "no_match", 0.92, 0.05, ("no_match",)),
+    CaseOutcome("o8", 5, "5", 0.60, 0.30, ("numbers_in_text",)),
+    CaseOutcome("o9", 4, "1", 0.55, 0.40, ("paraphrase",)),
+    CaseOutcome("o10", 3, "3", 0.50, 0.40, ("partial",)),
 ]
 
 # threshold -> (admitted, errors, coverage, risk, no_match_resolved, upper bound)
@@ -195,9 +195,9 @@ def test_outcome_from_probabilities__ranks_and_breaks_ties_by_choice() -> None:
 
 
 def test_outcome__no_match_expected_and_answered_is_correct() -> None:
-    assert Outcome("c", "no_match", "no_match", 0.9, 0.1).correct
-    assert not Outcome("c", "no_match", "1", 0.9, 0.1).correct
-    assert Outcome("c", 12, "12", 0.9, 0.1).correct
+    assert CaseOutcome("c", "no_match", "no_match", 0.9, 0.1).correct
+    assert not CaseOutcome("c", "no_match", "1", 0.9, 0.1).correct
+    assert CaseOutcome("c", 12, "12", 0.9, 0.1).correct
 
 
 def test_accuracy_by_tag__ignores_thresholds() -> None:
