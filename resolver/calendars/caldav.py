@@ -45,7 +45,7 @@ from resolver.calendars.base import FetchResult, SkippedResource
 from resolver.calendars import memo
 from resolver.calendars.ical import (
     COMPONENT, Limits, UnparseableResource, Window, items_from, live_items, read_resource,
-    window_from,
+    stable_until, window_from,
 )
 from resolver.domain.errors import CalendarUnavailable, CollectionNotFound
 from resolver.domain.items import Collection, Item, Kind, collection_id_from_path
@@ -478,6 +478,30 @@ class CalDAVCalendar:
     def _forget(self, href: str, etag: str | None) -> None:
         if etag is not None:
             memo.MEMO.discard(self._memo_key(href, etag))
+            memo.BUILT.discard(self._memo_key(href, etag))
+
+    def _built(self, href: str, etag: str, facts: Any, *, kind: Kind, collection_path: str,
+               window: Window, tz: tzinfo | None, limits: Limits) -> tuple[Item, ...]:
+        """The live items of one memoised resource for this window, built again only when they may differ.
+
+        Building 1,333 task items from their facts cost a warm request about a
+        fifth of its time at N = 1,000: an unchanged task, or a single event
+        whose liveness cannot have changed since (ical.stable_until), reuses
+        the very Item objects of the last request.
+        """
+        key = self._memo_key(href, etag)
+        variant = (collection_path, kind.value, tz, window.end - window.start)
+        known = memo.BUILT.get(key)
+        if known is not None:
+            hit = known.get(variant)
+            if hit is not None and hit[0] <= window.start < hit[1]:
+                return hit[2]
+        items = tuple(items_from(facts, kind=kind, collection_path=collection_path, href=href, etag=etag,
+                                 window=window, tz=tz, limits=limits))
+        until = stable_until(facts, kind=kind, window=window, tz=tz)
+        if until > window.start:
+            memo.BUILT.put(key, {**(known or {}), variant: (window.start, until, items)})
+        return items
 
     def _report(self, url: str, body: bytes, *, depth: int | None) -> list[Any]:
         with _guard("report"):
@@ -571,9 +595,9 @@ class CalDAVCalendar:
                     continue
                 if isinstance(facts, memo.Unreadable):
                     raise UnparseableResource(facts.reason)
-                items.extend(items_from(facts, kind=kind, collection_path=collection.url_path,
-                                        href=resource.href, etag=resource.etag, window=window, tz=tz,
-                                        limits=limits))
+                items.extend(self._built(resource.href, resource.etag, facts, kind=kind,
+                                         collection_path=collection.url_path, window=window, tz=tz,
+                                         limits=limits))
             except UnparseableResource as err:
                 logger.warning("skipped resource %s: %s", resource.href, err.reason)
                 skipped.append(SkippedResource(resource.href, err.reason))

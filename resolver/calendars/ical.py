@@ -416,6 +416,36 @@ def items_from(
     return items
 
 
+FOREVER = datetime.max.replace(tzinfo=UTC)
+
+
+def stable_until(facts: ResourceFacts, *, kind: Kind, window: Window, tz: tzinfo | None = None) -> datetime:
+    """Until when `items_from` gives the same items for a later window of the same length.
+
+    Lets a request reuse the items built for an unchanged resource instead of
+    building them again (caldav.py). Tasks never depend on the window. A
+    single event changes only when the window's start passes its end (it is
+    over) or its start minus the horizon (it enters the window). A series is
+    never reused (its occurrences move with the window): `window.start` is
+    returned, before which no later window starts.
+    """
+    if kind is Kind.TASK:
+        return FOREVER
+    zone = tz or UTC
+    horizon = window.end - window.start
+    until = FOREVER
+    for c in facts.components:
+        if c.name != "VEVENT" or c.status == "CANCELLED":
+            continue
+        if c.error is not None or c.start is None or c.rrule or c.rdates or c.overrides:
+            return window.start
+        begin = _aware(c.start, zone)
+        for edge in (begin - horizon, _end_of(c.start, c.end, c.duration, zone)):
+            if window.start <= edge < until:
+                until = edge
+    return until
+
+
 def _task(c: ComponentFacts, collection_path: str, href: str, etag: str) -> Item | None:
     if c.status in CLOSED_TASK_STATUSES or c.completed:
         return None

@@ -164,6 +164,11 @@ class SyncStates:
 # The process-wide instances (one per process, shared by its threads).
 MEMO = ParseMemo()
 STATES = SyncStates()
+# The items built from a memoised resource, by the same key: a mapping from
+# (collection path, kind, zone, horizon) to (window start, valid until,
+# items), so an unchanged task or single event is not built again while the
+# window slides (ical.stable_until). Bounded like the memo, forgotten with it.
+BUILT = ParseMemo()
 
 
 _filled_with: list[Any] = [None]
@@ -177,11 +182,13 @@ def configure(capacity: int, limits: Any = None) -> ParseMemo:
     """
     if MEMO.capacity != capacity:
         MEMO.resize(capacity)
+        BUILT.resize(capacity)
         if capacity == 0:
             STATES.clear()
     if limits is not None and _filled_with[0] != limits:
         if _filled_with[0] is not None:
             MEMO.clear()
+            BUILT.clear()
             STATES.clear()
         _filled_with[0] = limits
     return MEMO
@@ -190,4 +197,5 @@ def configure(capacity: int, limits: Any = None) -> ParseMemo:
 def reset() -> None:
     """Forget everything: what a new process starts with (tests, benchmarks)."""
     MEMO.clear()
+    BUILT.clear()
     STATES.clear()

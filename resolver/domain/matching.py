@@ -19,8 +19,9 @@ the sum over them. That step uses PyStemmer (Snowball, in C) and rapidfuzz's
 
 What depends only on the titles (vocabulary, stems, the joined keys searched
 for compounds and initialisms) is kept in a `TitleIndex`, reused while the
-calendar returns the same item tuple (the parsed-resource memo returns the
-same tuple for an unchanged collection), and rebuilt otherwise.
+calendar returns the same titles in the same order (an unchanged collection,
+or one changed only in ETags, dates or statuses), and rebuilt when a title is
+added, changed or removed.
 """
 from __future__ import annotations
 
@@ -184,28 +185,57 @@ class TitleIndex:
         return self._initials
 
 
-_INDEXES: OrderedDict[int, TitleIndex] = OrderedDict()
+# Indexes by identity (the same sequence again: no work) and by content (the
+# same titles in the same order: what an unchanged collection gives, read
+# again with new Item objects, new ETags or new occurrences).
+_INDEXES: OrderedDict[int, tuple[Sequence[Item], TitleIndex]] = OrderedDict()
+_BY_TITLES: OrderedDict[tuple[str, tuple[str, ...]], TitleIndex] = OrderedDict()
 _INDEXES_LOCK = threading.Lock()
 _MAX_INDEXES = 16
 
 
 def title_index(items: Sequence[Item], *, language: str = DEFAULT_LANGUAGE) -> TitleIndex:
-    """The index of exactly this item sequence (by identity), reused while it is alive."""
+    """The index of these titles, reused while a sequence with the same titles is asked for.
+
+    The index depends on the titles alone (title_key, from which the words
+    and tokens are derived), so a collection read again unchanged, or changed
+    only in what is not a title (an ETag, a due date, a status), reuses it: a
+    title added, changed or removed builds a new one.
+    """
     forms = word_forms(language)
     key = id(items)
     with _INDEXES_LOCK:
-        index = _INDEXES.get(key)
+        known = _INDEXES.get(key)
         # The identity check guards against a new sequence reusing a freed id.
-        if index is not None and index.items is items and index.forms is forms:
+        if known is not None and known[0] is items and known[1].forms is forms:
             _INDEXES.move_to_end(key)
-            return index
-    index = TitleIndex(items, forms)
+            return known[1]
+    titles = (language, tuple(item.title_key for item in items))
     with _INDEXES_LOCK:
-        _INDEXES[key] = index
+        index = _BY_TITLES.get(titles)
+        if index is not None and index.forms is forms:
+            _BY_TITLES.move_to_end(titles)
+        else:
+            index = None
+    if index is None:
+        index = TitleIndex(items, forms)
+        with _INDEXES_LOCK:
+            _BY_TITLES[titles] = index
+            while len(_BY_TITLES) > _MAX_INDEXES:
+                _BY_TITLES.popitem(last=False)
+    with _INDEXES_LOCK:
+        _INDEXES[key] = (items, index)
         _INDEXES.move_to_end(key)
         while len(_INDEXES) > _MAX_INDEXES:
             _INDEXES.popitem(last=False)
     return index
+
+
+def clear_indexes() -> None:
+    """Forget every index (tests and benchmarks: what a new process starts with)."""
+    with _INDEXES_LOCK:
+        _INDEXES.clear()
+        _BY_TITLES.clear()
 
 
 # -- matching one reference word ---------------------------------------------

@@ -8,7 +8,8 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from resolver.calendars.ical import (
-    ResourceFacts, UnparseableResource, items_from, live_items, read_resource, window_from,
+    FOREVER, ResourceFacts, UnparseableResource, items_from, live_items, read_resource, stable_until,
+    window_from,
 )
 from resolver.domain.items import MAX_OCCURRENCES_PER_ITEM, Kind
 
@@ -121,3 +122,36 @@ def test_a_bad_value_skips_only_when_the_component_is_asked_for():
     with pytest.raises(UnparseableResource) as raised:
         events(text.replace("STATUS:CANCELLED\r\n", ""))
     assert raised.value.reason == "bad dtend"
+
+
+def _single(start: str, end: str) -> str:
+    return cal(f"BEGIN:VEVENT\r\nUID:one\r\nSUMMARY:Review\r\nDTSTART:{start}\r\nDTEND:{end}\r\nEND:VEVENT\r\n")
+
+
+@pytest.mark.parametrize("text", [
+    _single("20260601T130000Z", "20260601T140000Z"),  # live now, ends in two hours
+    _single("20260830T100000Z", "20260830T110000Z"),  # enters the 90-day horizon soon
+    _single("20260701T100000Z", "20260701T100000Z"),  # an instant
+    _single("20260101T100000Z", "20260101T110000Z"),  # over
+    _single("20270101T100000Z", "20270101T110000Z"),  # far beyond the horizon
+])
+def test_stable_until__items_are_the_same_for_every_window_before_it_and_differ_after(text):
+    facts = read_resource(text)
+    until = stable_until(facts, kind=Kind.EVENT, window=WINDOW)
+    assert until > NOW
+    probe_end = min(until, NOW + timedelta(days=400))
+    # Every later window before the bound gives the same items (occurrences included).
+    step = (probe_end - NOW) / 50
+    for n in range(50):
+        later = window_from(NOW + step * n, 90)
+        assert [(i, i.occurrences) for i in events(text, later)] == [(i, i.occurrences) for i in events(text)]
+    if until != FOREVER:
+        # Just after it, they differ: the bound is tight, not only safe.
+        after = window_from(until + timedelta(seconds=1), 90)
+        assert [(i, i.occurrences) for i in events(text, after)] != [(i, i.occurrences) for i in events(text)]
+
+
+def test_stable_until__tasks_never_and_series_always_change():
+    task = read_resource(cal("BEGIN:VTODO\r\nUID:t\r\nSUMMARY:Pay\r\nDUE:20260602T100000Z\r\nEND:VTODO\r\n"))
+    assert stable_until(task, kind=Kind.TASK, window=WINDOW) == FOREVER
+    assert stable_until(read_resource(SERIES), kind=Kind.EVENT, window=WINDOW) == NOW

@@ -74,6 +74,28 @@ def test_sync__unchanged_collection_parses_nothing(other: Other, parses: Counter
     assert second.requests < first.requests
 
 
+def test_sync__unchanged_items_and_title_index_are_reused(other: Other) -> None:
+    """An unchanged task is the very Item of the last request; the title index survives an ETag-only change."""
+    from resolver.domain import matching
+
+    for n in range(4):
+        other.put(Spec(f"s-{n}", f"Reuse item {n}"))
+    first = fetch(other)
+    index = matching.title_index(first.items)
+    other.put(Spec("s-2", "Reuse item 2", status="IN-PROCESS"))  # a new ETag, the same title
+    second = fetch(other)
+    assert_current(other, second)
+    by_href = {item.href: item for item in first.items}
+    for item in second.items:
+        assert (item is by_href[item.href]) == (item.href != other.href("s-2"))
+    assert second.items is not first.items
+    assert matching.title_index(second.items) is index
+    other.put(Spec("s-2", "Reuse item two"))  # a title changed: a new index
+    third = fetch(other)
+    assert matching.title_index(third.items) is not index
+    assert "Reuse item two" in {item.title for item in third.items}
+
+
 def test_sync__one_edit_parses_one(other: Other, parses: Counter) -> None:
     for n in range(5):
         other.put(Spec(f"s-{n}", f"Sync item {n}"))
