@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/load.py                      # 600 requests, concurrency 8, 4 workers
     .venv/bin/python bench/load.py --requests 200 --embedded
+    .venv/bin/python bench/load.py --items 5000 --before-requests 100   # memo off first, then on
 
 Bounded by construction: a fixed number of requests, loopback only, a
 deadline for the whole run, and every process it starts is stopped at the end.
@@ -91,6 +92,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--items", type=int, default=1000, help="N for the benchmark calendar.")
     parser.add_argument("--embedded", action="store_true", help="SQLite and the file cache, not PostgreSQL/Redis.")
     parser.add_argument("--deadline", type=float, default=1800.0, help="Seconds the measured run may take.")
+    parser.add_argument("--before-requests", type=int, default=0,
+                        help="First, this many requests with the parse memo off (the full read of before).")
     parser.add_argument("--out", type=Path, default=None, help="JSON output path.")
     args = parser.parse_args(argv)
 
@@ -136,20 +139,33 @@ from rest_framework.authtoken.models import Token
 user = get_user_model().objects.create_user("load-agent")
 print(Token.objects.create(user=user).key)
 """).strip().splitlines()[-1]
-        gunicorn = servers.start_gunicorn(env, workers=args.workers, log_dir=workdir / "gunicorn")
-        stack.callback(gunicorn.stop)
-        report.update(run(gunicorn.url, token, args))
-        report["server_log"] = summarise_log(gunicorn.stderr)
+        # Before and after issue 12 in one run, on the same Radicale and
+        # database: the memo off (every request a full read) and on (the
+        # default: sync-collection, only changes parsed).
+        configs = [("memo on (default)", {}, args.requests)]
+        if args.before_requests:
+            configs.insert(0, ("memo off (full read)", {"RESOLVER_PARSE_CACHE_ITEMS": "0"}, args.before_requests))
+        report["runs"] = []
+        for label, extra, count in configs:
+            print(f"{label}: {count} requests ...", file=sys.stderr, flush=True)
+            gunicorn = servers.start_gunicorn({**env, **extra}, workers=args.workers,
+                                              log_dir=workdir / f"gunicorn-{len(report['runs'])}")
+            try:
+                figures = run(gunicorn.url, token, args, count)
+            finally:
+                gunicorn.stop()
+            figures.update(label=label, server_log=summarise_log(gunicorn.stderr))
+            report["runs"].append(figures)
 
     print(render(report))
     OUT_DIR.mkdir(parents=True, exist_ok=True)
     out = args.out or OUT_DIR / f"load-{datetime.now().strftime('%Y%m%d-%H%M%S')}.json"
     out.write_text(json.dumps(report, indent=2, sort_keys=True), encoding="utf-8")
     print(f"\nwritten: {out.name}")
-    return 0 if report["unexpected_errors"] == 0 and report["mismatches"] == 0 else 1
+    return 0 if all(r["unexpected_errors"] == 0 and r["mismatches"] == 0 for r in report["runs"]) else 1
 
 
-def run(url: str, token: str, args: argparse.Namespace) -> dict[str, Any]:
+def run(url: str, token: str, args: argparse.Namespace, count: int) -> dict[str, Any]:
     headers = {"Authorization": f"Token {token}", "X-Forwarded-Proto": "https"}
     local = threading.local()
 
@@ -172,7 +188,7 @@ def run(url: str, token: str, args: argparse.Namespace) -> dict[str, Any]:
         expected[index] = (status, strip(envelope))
 
     rng = random.Random(5)
-    plan = rng.choices(range(len(MIX)), weights=[w for _c, _b, w in MIX], k=args.requests)
+    plan = rng.choices(range(len(MIX)), weights=[w for _c, _b, w in MIX], k=count)
     results: list[dict[str, Any]] = []
     lock = threading.Lock()
     deadline = time.monotonic() + args.deadline
@@ -253,17 +269,20 @@ def summarise_log(stderr: str) -> dict[str, Any]:
 
 
 def render(report: dict[str, Any]) -> str:
+    runs = report["runs"]
     head = render_table(
-        ["backends", "workers", "concurrency", "requests", "wall s", "req/s", "p50 ms", "p95 ms", "p99 ms",
-         "unexpected errors", "mismatches"],
-        [[report["config"]["backends"], report["config"]["workers"], report["config"]["concurrency"],
-          report["sent"], report["wall_seconds"], report["throughput_rps"], report["p50_ms"], report["p95_ms"],
-          report["p99_ms"], report["unexpected_errors"], report["mismatches"]]])
-    cats = render_table(["category", "count", "p50 ms", "p95 ms", "p99 ms"],
-                        [[c, v["count"], v["p50_ms"], v["p95_ms"], v["p99_ms"]]
-                         for c, v in report["by_category"].items()])
-    return "\n\n".join([head, cats, "HTTP statuses: " + json.dumps(report["http_statuses"]),
-                        "server log: " + json.dumps(report["server_log"])])
+        ["run", "backends", "items", "workers", "concurrency", "requests", "wall s", "req/s", "p50 ms", "p95 ms",
+         "p99 ms", "unexpected errors", "mismatches"],
+        [[r["label"], report["config"]["backends"], report["config"]["items"], report["config"]["workers"],
+          report["config"]["concurrency"], r["sent"], r["wall_seconds"], r["throughput_rps"], r["p50_ms"],
+          r["p95_ms"], r["p99_ms"], r["unexpected_errors"], r["mismatches"]] for r in runs])
+    parts = [head]
+    for r in runs:
+        parts.append(r["label"] + "\n" + render_table(
+            ["category", "count", "p50 ms", "p95 ms", "p99 ms"],
+            [[c, v["count"], v["p50_ms"], v["p95_ms"], v["p99_ms"]] for c, v in r["by_category"].items()]))
+        parts.append("HTTP statuses: " + json.dumps(r["http_statuses"]) + "\nserver log: " + json.dumps(r["server_log"]))
+    return "\n\n".join(parts)
 
 
 if __name__ == "__main__":

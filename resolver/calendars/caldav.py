@@ -485,9 +485,10 @@ class CalDAVCalendar:
         """The live items of one memoised resource for this window, built again only when they may differ.
 
         Building 1,333 task items from their facts cost a warm request about a
-        fifth of its time at N = 1,000: an unchanged task, or a single event
-        whose liveness cannot have changed since (ical.stable_until), reuses
-        the very Item objects of the last request.
+        fifth of its time at N = 1,000, and expanding the series a third of an
+        event request's: an unchanged task, or an event whose live occurrences
+        cannot have changed since (ical.stable_until), reuses the very Item
+        objects of the last request.
         """
         key = self._memo_key(href, etag)
         variant = (collection_path, kind.value, tz, window.end - window.start)
@@ -498,7 +499,7 @@ class CalDAVCalendar:
                 return hit[2]
         items = tuple(items_from(facts, kind=kind, collection_path=collection_path, href=href, etag=etag,
                                  window=window, tz=tz, limits=limits))
-        until = stable_until(facts, kind=kind, window=window, tz=tz)
+        until = stable_until(facts, kind=kind, window=window, tz=tz, limits=limits)
         if until > window.start:
             memo.BUILT.put(key, {**(known or {}), variant: (window.start, until, items)})
         return items

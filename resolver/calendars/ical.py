@@ -419,15 +419,24 @@ def items_from(
 FOREVER = datetime.max.replace(tzinfo=UTC)
 
 
-def stable_until(facts: ResourceFacts, *, kind: Kind, window: Window, tz: tzinfo | None = None) -> datetime:
+# How far past the horizon a series is looked at to know when its next
+# occurrence comes into the window (stable_until).
+SERIES_LOOKAHEAD = timedelta(days=1)
+
+
+def stable_until(facts: ResourceFacts, *, kind: Kind, window: Window, tz: tzinfo | None = None,
+                 limits: Limits = DEFAULT_LIMITS) -> datetime:
     """Until when `items_from` gives the same items for a later window of the same length.
 
     Lets a request reuse the items built for an unchanged resource instead of
-    building them again (caldav.py). Tasks never depend on the window. A
-    single event changes only when the window's start passes its end (it is
-    over) or its start minus the horizon (it enters the window). A series is
-    never reused (its occurrences move with the window): `window.start` is
-    returned, before which no later window starts.
+    building them again (caldav.py). Tasks never depend on the window. An
+    event's live occurrences change only when the window's start passes the
+    end of one of them (it is over) or the start of a later one minus the
+    horizon (it comes into the window): the earliest such instant is the
+    bound. For a series the next occurrence past the horizon is looked for
+    SERIES_LOOKAHEAD ahead (the bound is at most that far); a series whose
+    occurrences were cut short (the cap, or the step budget) is never reused.
+    `window.start` means: not reusable for any later window.
     """
     if kind is Kind.TASK:
         return FOREVER
@@ -437,13 +446,39 @@ def stable_until(facts: ResourceFacts, *, kind: Kind, window: Window, tz: tzinfo
     for c in facts.components:
         if c.name != "VEVENT" or c.status == "CANCELLED":
             continue
-        if c.error is not None or c.start is None or c.rrule or c.rdates or c.overrides:
+        if c.error is not None or c.start is None:
             return window.start
-        begin = _aware(c.start, zone)
-        for edge in (begin - horizon, _end_of(c.start, c.end, c.duration, zone)):
+        if c.rrule or c.rdates or c.overrides:
+            edges = _series_edges(c, window, zone, limits)
+            if edges is None:
+                return window.start
+        else:
+            edges = [_aware(c.start, zone) - horizon, _end_of(c.start, c.end, c.duration, zone)]
+        for edge in edges:
             if window.start <= edge < until:
                 until = edge
     return until
+
+
+def _series_edges(c: ComponentFacts, window: Window, zone: tzinfo, limits: Limits) -> list[datetime] | None:
+    """The instants at which a series' live occurrences may change, or None when unknown."""
+    horizon = window.end - window.start
+    ahead = Window(start=window.end, end=window.end + SERIES_LOOKAHEAD)
+    edges = [window.start + SERIES_LOOKAHEAD]
+    for stretch in (window, ahead):
+        exact = [True]
+        try:
+            found = occurrences(c, stretch, zone, budget=limits.recurrence_budget, exact=exact)
+        except (recurrence.RecurrenceTooComplex, recurrence.BadRule):
+            return None
+        if not exact[0]:
+            return None
+        for _original, o in found:
+            if stretch is window:
+                edges.append(o.start if o.end == o.start else o.end)  # it ends
+            elif o.start >= window.end:
+                edges.append(o.start - horizon)  # it comes into the window
+    return edges
 
 
 def _task(c: ComponentFacts, collection_path: str, href: str, etag: str) -> Item | None:
@@ -504,13 +539,16 @@ def _overlaps(start: datetime, end: datetime, window: Window) -> bool:
 
 
 def occurrences(c: ComponentFacts, window: Window, zone: tzinfo, *,
-                budget: int = recurrence.DEFAULT_BUDGET) -> list[tuple[When, Occurrence]]:
+                budget: int = recurrence.DEFAULT_BUDGET,
+                exact: list[bool] | None = None) -> list[tuple[When, Occurrence]]:
     """The live occurrences of an event overlapping the window, in order of start.
 
     Each comes with its start as the calendar gives it (for `Item.start`). At
     most MAX_OCCURRENCES_PER_ITEM. Raises RecurrenceTooComplex only when the
     budget ran out before a single live occurrence was found: a series found
-    live keeps the occurrences found so far.
+    live keeps the occurrences found so far. `exact`, when given, has its
+    one element set to False when the list was cut short (by the cap or the
+    budget), so that it is not every occurrence overlapping the window.
     """
     start = c.start
     assert start is not None
@@ -553,7 +591,12 @@ def occurrences(c: ComponentFacts, window: Window, zone: tzinfo, *,
     if _key(start, zone) not in removed and _key(start, zone) not in listed:
         add(start, start, end, c.status, start)
     if c.rrule:
-        _rule_occurrences(c, window, zone, length, removed | listed | {_key(start, zone)}, budget, found, add)
+        complete = _rule_occurrences(c, window, zone, length, removed | listed | {_key(start, zone)}, budget,
+                                     found, add)
+        if exact is not None and not complete:
+            exact[0] = False
+    if exact is not None and len(found) > MAX_OCCURRENCES_PER_ITEM:
+        exact[0] = False
     found.sort(key=lambda entry: entry[0])
     return [(original, occurrence) for _, original, occurrence in found[:MAX_OCCURRENCES_PER_ITEM]]
 
@@ -563,7 +606,8 @@ def _key(value: When, zone: tzinfo) -> datetime:
 
 
 def _rule_occurrences(c: ComponentFacts, window: Window, zone: tzinfo, length: timedelta,
-                      skip: set[datetime], budget: int, found: list, add) -> None:
+                      skip: set[datetime], budget: int, found: list, add) -> bool:
+    """Appends the rule's occurrences in the window to `found`; False when cut short (cap or budget)."""
     start = c.start
     all_day = not isinstance(start, datetime)
     base = datetime.combine(start, time.min) if all_day else start
@@ -579,7 +623,7 @@ def _rule_occurrences(c: ComponentFacts, window: Window, zone: tzinfo, length: t
         for value in recurrence.starts(c.rrule, base, after=after, floating_zone=zone, budget=budget):
             begin = value if value.tzinfo is not None else value.replace(tzinfo=zone)
             if begin >= window.end:
-                return  # in order of start: nothing later is in the window
+                return True  # in order of start: nothing later is in the window
             if skip and begin in skip:
                 continue
             finish = begin + length
@@ -592,8 +636,10 @@ def _rule_occurrences(c: ComponentFacts, window: Window, zone: tzinfo, length: t
             append((begin, original, Occurrence(start=begin, end=finish, recurrence_id=original.isoformat())))
             kept += 1
             if kept >= MAX_OCCURRENCES_PER_ITEM:
-                return
+                return False
     except recurrence.RecurrenceTooComplex:
         if not found:
             raise
         logger.info("series %s: occurrence budget spent after %d occurrences", c.uid, len(found))
+        return False
+    return True

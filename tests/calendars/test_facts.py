@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from resolver.calendars.ical import (
-    FOREVER, ResourceFacts, UnparseableResource, items_from, live_items, read_resource, stable_until,
+    FOREVER, SERIES_LOOKAHEAD, ResourceFacts, UnparseableResource, items_from, live_items, read_resource, stable_until,
     window_from,
 )
 from resolver.domain.items import MAX_OCCURRENCES_PER_ITEM, Kind
@@ -134,6 +134,11 @@ def _single(start: str, end: str) -> str:
     _single("20260701T100000Z", "20260701T100000Z"),  # an instant
     _single("20260101T100000Z", "20260101T110000Z"),  # over
     _single("20270101T100000Z", "20270101T110000Z"),  # far beyond the horizon
+    SERIES,  # daily, with an exception, a moved and a cancelled occurrence
+    cal("BEGIN:VEVENT\r\nUID:w\r\nSUMMARY:Sync\r\nDTSTART:20260301T100000Z\r\nDTEND:20260301T110000Z\r\n"
+        "RRULE:FREQ=WEEKLY\r\nEND:VEVENT\r\n"),  # open-ended: one comes into the horizon every week
+    cal("BEGIN:VEVENT\r\nUID:r\r\nSUMMARY:Talks\r\nDTSTART:20260601T150000Z\r\nDTEND:20260601T160000Z\r\n"
+        "RDATE:20260829T150000Z\r\nEND:VEVENT\r\n"),  # an RDATE just past the horizon
 ])
 def test_stable_until__items_are_the_same_for_every_window_before_it_and_differ_after(text):
     facts = read_resource(text)
@@ -145,13 +150,19 @@ def test_stable_until__items_are_the_same_for_every_window_before_it_and_differ_
     for n in range(50):
         later = window_from(NOW + step * n, 90)
         assert [(i, i.occurrences) for i in events(text, later)] == [(i, i.occurrences) for i in events(text)]
-    if until != FOREVER:
+    if until not in (FOREVER, NOW + SERIES_LOOKAHEAD):
         # Just after it, they differ: the bound is tight, not only safe.
         after = window_from(until + timedelta(seconds=1), 90)
         assert [(i, i.occurrences) for i in events(text, after)] != [(i, i.occurrences) for i in events(text)]
 
 
-def test_stable_until__tasks_never_and_series_always_change():
+def test_stable_until__tasks_never_change_and_a_series_cut_short_is_never_reused():
     task = read_resource(cal("BEGIN:VTODO\r\nUID:t\r\nSUMMARY:Pay\r\nDUE:20260602T100000Z\r\nEND:VTODO\r\n"))
     assert stable_until(task, kind=Kind.TASK, window=WINDOW) == FOREVER
-    assert stable_until(read_resource(SERIES), kind=Kind.EVENT, window=WINDOW) == NOW
+    # Every minute: more occurrences than an item holds, so the list is capped.
+    dense = read_resource(cal("BEGIN:VEVENT\r\nUID:d\r\nSUMMARY:Ping\r\nDTSTART:20260601T000000Z\r\n"
+                              "DTEND:20260601T000030Z\r\nRRULE:FREQ=MINUTELY\r\nEND:VEVENT\r\n"))
+    assert len(events(cal("BEGIN:VEVENT\r\nUID:d\r\nSUMMARY:Ping\r\nDTSTART:20260601T000000Z\r\n"
+                          "DTEND:20260601T000030Z\r\nRRULE:FREQ=MINUTELY\r\nEND:VEVENT\r\n"))[0].occurrences) \
+        == MAX_OCCURRENCES_PER_ITEM
+    assert stable_until(dense, kind=Kind.EVENT, window=WINDOW) == NOW
