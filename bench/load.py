@@ -75,12 +75,16 @@ PRODUCTION_ENV = {
 
 
 def strip(envelope: dict[str, Any]) -> dict[str, Any]:
-    """The envelope without what is unique to one request: the request ID, and the
-    clarification link, whose signed token carries that request ID."""
+    """The envelope without what is unique to one request: the request ID, the
+    clarification link (whose signed token carries that request ID), and when
+    the calendar was read."""
     stripped = {key: value for key, value in envelope.items() if key != "request_id"}
     data = stripped.get("data")
-    if isinstance(data, dict) and "clarification_url" in data:
-        stripped["data"] = {**data, "clarification_url": "<signed link>"}
+    if isinstance(data, dict):
+        data = {key: value for key, value in data.items() if key != "read_at"}
+        if "clarification_url" in data:
+            data["clarification_url"] = "<signed link>"
+        stripped["data"] = data
     return stripped
 
 
