@@ -398,10 +398,12 @@ def items_from(
     window: Window,
     tz: tzinfo | None = None,
     limits: Limits = DEFAULT_LIMITS,
+    exact: list[bool] | None = None,
 ) -> list[Item]:
     """The live items of `kind` in these facts for this window; raises UnparseableResource.
 
     `tz` is the zone floating times and all-day dates are read in (None: UTC).
+    `exact`: as for `occurrences`, for every series read.
     """
     zone = tz or UTC
     name = COMPONENT[kind]
@@ -410,7 +412,7 @@ def items_from(
         if component.name != name:
             continue
         item = _task(component, collection_path, href, etag) if kind is Kind.TASK else \
-            _event(component, collection_path, href, etag, window, zone, limits)
+            _event(component, collection_path, href, etag, window, zone, limits, exact)
         if item is not None:
             items.append(item)
     return items
@@ -420,13 +422,22 @@ FOREVER = datetime.max.replace(tzinfo=UTC)
 
 
 # How far past the horizon a series is looked at to know when its next
-# occurrence comes into the window (stable_until).
+# occurrence comes into the window (items_until).
 SERIES_LOOKAHEAD = timedelta(days=1)
 
 
-def stable_until(facts: ResourceFacts, *, kind: Kind, window: Window, tz: tzinfo | None = None,
-                 limits: Limits = DEFAULT_LIMITS) -> datetime:
-    """Until when `items_from` gives the same items for a later window of the same length.
+def items_until(
+    facts: ResourceFacts,
+    *,
+    kind: Kind,
+    collection_path: str,
+    href: str = "",
+    etag: str,
+    window: Window,
+    tz: tzinfo | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+) -> tuple[list[Item], datetime]:
+    """`items_from`, and until when a later window of the same length gives the same items.
 
     Lets a request reuse the items built for an unchanged resource instead of
     building them again (caldav.py). Tasks never depend on the window. An
@@ -436,49 +447,46 @@ def stable_until(facts: ResourceFacts, *, kind: Kind, window: Window, tz: tzinfo
     bound. For a series the next occurrence past the horizon is looked for
     SERIES_LOOKAHEAD ahead (the bound is at most that far); a series whose
     occurrences were cut short (the cap, or the step budget) is never reused.
-    `window.start` means: not reusable for any later window.
+    A bound of `window.start` means: not reusable for any later window.
     """
+    exact = [True]
+    items = items_from(facts, kind=kind, collection_path=collection_path, href=href, etag=etag, window=window,
+                       tz=tz, limits=limits, exact=exact)
     if kind is Kind.TASK:
-        return FOREVER
+        return items, FOREVER
+    if not exact[0]:
+        return items, window.start
     zone = tz or UTC
     horizon = window.end - window.start
-    until = FOREVER
+    # A live occurrence ends (an instant: once the window starts after it).
+    edges = [o.start if o.end == o.start else o.end for item in items for o in item.occurrences]
     for c in facts.components:
         if c.name != "VEVENT" or c.status == "CANCELLED":
             continue
-        if c.error is not None or c.start is None:
-            return window.start
+        if c.start is None:
+            return items, window.start
         if c.rrule or c.rdates or c.overrides:
-            edges = _series_edges(c, window, zone, limits)
-            if edges is None:
-                return window.start
+            coming = _series_coming(c, window, zone, limits)
+            if coming is None:
+                return items, window.start
+            edges.extend(coming)
         else:
-            edges = [_aware(c.start, zone) - horizon, _end_of(c.start, c.end, c.duration, zone)]
-        for edge in edges:
-            if window.start <= edge < until:
-                until = edge
-    return until
+            edges.append(_aware(c.start, zone) - horizon)  # it comes into the window
+    return items, min((edge for edge in edges if edge >= window.start), default=FOREVER)
 
 
-def _series_edges(c: ComponentFacts, window: Window, zone: tzinfo, limits: Limits) -> list[datetime] | None:
-    """The instants at which a series' live occurrences may change, or None when unknown."""
+def _series_coming(c: ComponentFacts, window: Window, zone: tzinfo, limits: Limits) -> list[datetime] | None:
+    """When the series' next occurrences past the horizon come into the window, or None when unknown."""
     horizon = window.end - window.start
     ahead = Window(start=window.end, end=window.end + SERIES_LOOKAHEAD)
-    edges = [window.start + SERIES_LOOKAHEAD]
-    for stretch in (window, ahead):
-        exact = [True]
-        try:
-            found = occurrences(c, stretch, zone, budget=limits.recurrence_budget, exact=exact)
-        except (recurrence.RecurrenceTooComplex, recurrence.BadRule):
-            return None
-        if not exact[0]:
-            return None
-        for _original, o in found:
-            if stretch is window:
-                edges.append(o.start if o.end == o.start else o.end)  # it ends
-            elif o.start >= window.end:
-                edges.append(o.start - horizon)  # it comes into the window
-    return edges
+    exact = [True]
+    try:
+        found = occurrences(c, ahead, zone, budget=limits.recurrence_budget, exact=exact)
+    except (recurrence.RecurrenceTooComplex, recurrence.BadRule):
+        return None
+    if not exact[0]:
+        return None
+    return [window.start + SERIES_LOOKAHEAD] + [o.start - horizon for _, o in found if o.start >= window.end]
 
 
 def _task(c: ComponentFacts, collection_path: str, href: str, etag: str) -> Item | None:
@@ -491,13 +499,13 @@ def _task(c: ComponentFacts, collection_path: str, href: str, etag: str) -> Item
 
 
 def _event(c: ComponentFacts, collection_path: str, href: str, etag: str, window: Window,
-           zone: tzinfo, limits: Limits) -> Item | None:
+           zone: tzinfo, limits: Limits, exact: list[bool] | None = None) -> Item | None:
     if c.status == "CANCELLED":
         return None
     if c.error is not None:
         raise UnparseableResource(c.error)
     try:
-        found = occurrences(c, window, zone, budget=limits.recurrence_budget)
+        found = occurrences(c, window, zone, budget=limits.recurrence_budget, exact=exact)
     except recurrence.RecurrenceTooComplex:
         raise UnparseableResource("recurrence_too_complex") from None
     except recurrence.BadRule:

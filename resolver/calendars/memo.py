@@ -167,7 +167,7 @@ STATES = SyncStates()
 # The items built from a memoised resource, by the same key: a mapping from
 # (collection path, kind, zone, horizon) to (window start, valid until,
 # items), so an unchanged task or single event is not built again while the
-# window slides (ical.stable_until). Bounded like the memo, forgotten with it.
+# window slides (ical.items_until). Bounded like the memo, forgotten with it.
 BUILT = ParseMemo()
 
 

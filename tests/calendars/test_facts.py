@@ -8,8 +8,8 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from resolver.calendars.ical import (
-    FOREVER, SERIES_LOOKAHEAD, ResourceFacts, UnparseableResource, items_from, live_items, read_resource, stable_until,
-    window_from,
+    FOREVER, SERIES_LOOKAHEAD, ResourceFacts, UnparseableResource, items_from, items_until, live_items,
+    read_resource, window_from,
 )
 from resolver.domain.items import MAX_OCCURRENCES_PER_ITEM, Kind
 
@@ -124,6 +124,15 @@ def test_a_bad_value_skips_only_when_the_component_is_asked_for():
     assert raised.value.reason == "bad dtend"
 
 
+def reuse_bound(facts, *, kind, window):
+    """The bound items_until gives with the items, which must be items_from's."""
+    items, until = items_until(facts, kind=kind, collection_path="/u/c/", href="/u/c/x.ics", etag='"e"',
+                               window=window)
+    assert items == items_from(facts, kind=kind, collection_path="/u/c/", href="/u/c/x.ics", etag='"e"',
+                               window=window)
+    return until
+
+
 def _single(start: str, end: str) -> str:
     return cal(f"BEGIN:VEVENT\r\nUID:one\r\nSUMMARY:Review\r\nDTSTART:{start}\r\nDTEND:{end}\r\nEND:VEVENT\r\n")
 
@@ -140,9 +149,9 @@ def _single(start: str, end: str) -> str:
     cal("BEGIN:VEVENT\r\nUID:r\r\nSUMMARY:Talks\r\nDTSTART:20260601T150000Z\r\nDTEND:20260601T160000Z\r\n"
         "RDATE:20260829T150000Z\r\nEND:VEVENT\r\n"),  # an RDATE just past the horizon
 ])
-def test_stable_until__items_are_the_same_for_every_window_before_it_and_differ_after(text):
+def test_items_until__items_are_the_same_for_every_window_before_it_and_differ_after(text):
     facts = read_resource(text)
-    until = stable_until(facts, kind=Kind.EVENT, window=WINDOW)
+    until = reuse_bound(facts, kind=Kind.EVENT, window=WINDOW)
     assert until > NOW
     probe_end = min(until, NOW + timedelta(days=400))
     # Every later window before the bound gives the same items (occurrences included).
@@ -156,13 +165,13 @@ def test_stable_until__items_are_the_same_for_every_window_before_it_and_differ_
         assert [(i, i.occurrences) for i in events(text, after)] != [(i, i.occurrences) for i in events(text)]
 
 
-def test_stable_until__tasks_never_change_and_a_series_cut_short_is_never_reused():
+def test_items_until__tasks_never_change_and_a_series_cut_short_is_never_reused():
     task = read_resource(cal("BEGIN:VTODO\r\nUID:t\r\nSUMMARY:Pay\r\nDUE:20260602T100000Z\r\nEND:VTODO\r\n"))
-    assert stable_until(task, kind=Kind.TASK, window=WINDOW) == FOREVER
+    assert reuse_bound(task, kind=Kind.TASK, window=WINDOW) == FOREVER
     # Every minute: more occurrences than an item holds, so the list is capped.
     dense = read_resource(cal("BEGIN:VEVENT\r\nUID:d\r\nSUMMARY:Ping\r\nDTSTART:20260601T000000Z\r\n"
                               "DTEND:20260601T000030Z\r\nRRULE:FREQ=MINUTELY\r\nEND:VEVENT\r\n"))
     assert len(events(cal("BEGIN:VEVENT\r\nUID:d\r\nSUMMARY:Ping\r\nDTSTART:20260601T000000Z\r\n"
                           "DTEND:20260601T000030Z\r\nRRULE:FREQ=MINUTELY\r\nEND:VEVENT\r\n"))[0].occurrences) \
         == MAX_OCCURRENCES_PER_ITEM
-    assert stable_until(dense, kind=Kind.EVENT, window=WINDOW) == NOW
+    assert reuse_bound(dense, kind=Kind.EVENT, window=WINDOW) == NOW
