@@ -817,7 +817,7 @@ def realistic() -> None:
         ("morning run at the end of next week", "e-morning-run", "2027-01-23 08:00"),
         ("cinema at the end of the week", "e-cinema", "2027-01-15 20:00"),
         ("ARB on the 19th", "e-arb", "2027-01-19 15:00"),
-        ("piano lesson a fortnight from today", "e-piano", "2027-01-28 17:00"),
+        ("piano lesson a fortnight from Thursday", "e-piano", "2027-01-28 17:00"),
     ]
     for text, uid, start in TIME_FORMS:
         _ref((TF, text, start), "event", [uid])
@@ -874,7 +874,7 @@ def realistic() -> None:
     # Date alone (pattern 1).
     DATED.extend([
         ("task", "what do I have due on Friday", "2027-01-15", "2027-01-15", None, None),
-        ("task", "anything due next Tuesday?", "2027-01-19", "2027-01-19", None, None),
+        ("task", "anything due on Tuesday the 19th?", "2027-01-19", "2027-01-19", None, None),
         ("task", "the task due the 3rd", "2027-02-03", "2027-02-03", None, None),
         ("task", "whatever was due yesterday", "2027-01-10", "2027-01-10", None, None),
         ("task", "what's overdue", None, None, None, "overdue"),
