@@ -289,6 +289,7 @@ def _token_matches(words: list[str], index: TitleIndex) -> list[dict[str, float]
     vocabulary = index.vocabulary_set
     found: list[dict[str, float]] = [{} for _ in words]
     stems = index.forms.stems(words)
+    fillers = index.forms.fillers
     by_stem = index.by_stem
     by_variant = index.by_variant
     for matches, word, stem in zip(found, words, stems):
@@ -300,10 +301,12 @@ def _token_matches(words: list[str], index: TitleIndex) -> list[dict[str, float]
             # "Zuerich", "Zurich" and "Zürich" (folded: "zurich") are one word written three ways.
             for token in by_variant.get(umlaut_variant(word) or word, ()):
                 matches[token] = EXACT
-        if len(word) >= 3:
+        # Fillers ("what", "thing", "due") match a title word as written, never as
+        # its beginning or a typo: "what's" is not a prefix of "Whatsapp".
+        if len(word) >= 3 and word not in fillers:
             for token in re.findall("\n(" + re.escape(word) + r"\w+)", index.lines):
                 _improve(matches, token, PREFIX)
-    fuzzy = [(n, word) for n, word in enumerate(words) if _word_cutoff(word) <= 100]
+    fuzzy = [(n, word) for n, word in enumerate(words) if _word_cutoff(word) <= 100 and word not in fillers]
     if fuzzy and index.vocabulary:
         # One pass over the vocabulary for all words, in C++.
         table = process.cdist([w for _, w in fuzzy], index.vocabulary, scorer=fuzz.ratio, dtype=np.float32,
