@@ -23,7 +23,8 @@ from resolver.calendars.base import FetchResult
 from resolver.domain import judgment as jdg
 from resolver.domain.errors import InvalidRequest
 from resolver.domain.items import Item, Kind, Method, Occurrence, normalise
-from resolver.domain.matching import Pool, build_pool, exact_matches, in_range, occurrence_for, occurrences_in
+from resolver.domain.matching import Pool, build_pool, exact_matches
+from resolver.domain.times import in_range, occurrence_for, occurrences_in
 # The request and the ports live in their own modules; importable from here too.
 from resolver.domain.ports import CalendarSource, Judge, NoThresholds, ThresholdPolicy  # noqa: F401
 from resolver.domain.requests import ResolveRequest, parse_request  # noqa: F401
