@@ -39,8 +39,8 @@ import numpy as np
 from rapidfuzz import fuzz, process
 
 from resolver.domain.items import STOPWORDS, Item, normalise, tokens_of
-from resolver.domain.timeexpr import TimeRange
-from resolver.domain.times import _soonest, _soonest_in, in_range, occurrence_for, occurrences_in  # noqa: F401
+# The time helpers live in resolver/domain/times.py; importable from here too.
+from resolver.domain.times import TimeRange, _soonest, _soonest_in, in_range, occurrence_for, occurrences_in  # noqa: F401
 from resolver.domain.wordforms import DEFAULT_LANGUAGE, WordForms, word_forms
 
 __all__ = ["STOPWORDS", "Pool", "ScoredCandidate", "build_pool", "exact_matches", "score_candidates",
