@@ -33,7 +33,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone, tzinfo
 from typing import Any, Callable, Iterator, Sequence
 from urllib.parse import urljoin
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import caldav
 from caldav.elements import cdav, dav
@@ -312,7 +311,7 @@ class CalDAVCalendar:
         return [collection for collection, _ in self._discover()]
 
     def fetch(self, *, kind: Kind, collection_ids: Sequence[str] | None,
-              time_zone: str | None = None) -> FetchResult:
+              time_zone: tzinfo = timezone.utc) -> FetchResult:
         read_at = datetime.now(timezone.utc)
         round_trips = self._client().round_trips
         discovered = self._discover()
@@ -324,7 +323,7 @@ class CalDAVCalendar:
                 "Unknown collection ID.", details={"collection_ids": unknown}
             )
         window = window_from(self.now(), self.horizon_days)
-        tz = _zone(time_zone)
+        tz = time_zone  # parsed at the request boundary (resolver/domain/requests.py)
         # Off (0) leaves the process memo alone: another calendar may use it.
         incremental = self.parse_cache_items > 0
         limits = self.limits or limits_from_settings()
@@ -619,17 +618,6 @@ def _holds(facts: Any, kind: Kind) -> bool:
     if isinstance(facts, memo.Unreadable):
         return facts.components is None or COMPONENT[kind] in facts.components
     return any(component.name == COMPONENT[kind] for component in facts.components)
-
-
-def _zone(time_zone: str | None) -> tzinfo | None:
-    """The zone floating times are read in; the doors refuse an unknown name before this."""
-    if not time_zone:
-        return None
-    try:
-        return ZoneInfo(time_zone)
-    except (ZoneInfoNotFoundError, ValueError):
-        logger.warning("unknown time zone %r: floating times read as UTC", time_zone)
-        return None
 
 
 def limits_from_settings() -> Limits:
