@@ -269,14 +269,24 @@ class CalDAVReader:
                 members[href] = etag
             fetched[href] = data
         resources = []
+        doubtful: list[Resource] = []
         for n, (href, etag) in enumerate(members.items()):
             if n % 64 == 0:
                 _check_deadline(path)
             facts = self._facts(href, etag, fetched.get(href), options.limits)
-            # A listed href whose kind the server did not filter on may hold the other kind only.
-            if href in unsorted and not _holds(facts, kind):
-                continue
-            resources.append(Resource(href, etag, fetched.get(href), facts))
+            resource = Resource(href, etag, fetched.get(href), facts)
+            if href in unsorted:
+                # Listed without the server filtering on the kind: it may hold the other kind only.
+                if isinstance(facts, Unreadable) and not facts.components:
+                    doubtful.append(resource)  # no data, or none we can read: the server decides
+                    continue
+                if not _holds(facts, kind):
+                    continue
+            resources.append(resource)
+        if doubtful:
+            # Rare (a damaged or empty resource): one etag listing for the kind says which are ours.
+            listed = etags.listing(transport, path, kind=kind, window=window, skipped=[])
+            resources.extend(r for r in doubtful if r.href in listed)
         self.states.put(key, SyncState.of(token, {r.href: r.etag for r in resources if r.etag}))
         return resources + odd
 
