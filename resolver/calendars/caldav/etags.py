@@ -17,7 +17,7 @@ MULTIGET_BATCH = 2000
 def report(transport: Transport, path: str, body: bytes, *, depth: int | None) -> Multistatus:
     """A REPORT that must answer with a multistatus; anything else makes the calendar unavailable."""
     answer = transport.report(path, body, depth=depth)
-    if answer.status == 401:
+    if answer.status in (401, 403):
         raise unavailable("unauthorized", "The calendar server refused our credentials.")
     if answer.multistatus is None:
         raise unavailable(f"http_{answer.status}")
