@@ -159,27 +159,49 @@ def _status(text: str | None) -> int | None:
     return None
 
 
+_HREF = f"{{{DAV}}}href"
+_STATUS = f"{{{DAV}}}status"
+_PROPSTAT = f"{{{DAV}}}propstat"
+_PROP = f"{{{DAV}}}prop"
+_NO_CHILDREN: frozenset[str] = frozenset()
+
+
 def _response(element: etree._Element) -> Response:
-    hrefs = tuple((h.text or "").strip() for h in element.iterchildren(f"{{{DAV}}}href"))
-    status = _status(element.findtext(f"{{{DAV}}}status"))
+    """One pass over the response's children (this runs once per resource: it is kept cheap)."""
+    hrefs: list[str] = []
+    status = None
     props: dict[str, Prop] = {}
-    for propstat in element.iterchildren(f"{{{DAV}}}propstat"):
-        if _status(propstat.findtext(f"{{{DAV}}}status")) != 200:
-            continue
-        prop = propstat.find(f"{{{DAV}}}prop")
-        if prop is None:
-            continue
-        for child in prop:
-            if not isinstance(child.tag, str):
-                continue  # a comment or processing instruction
-            props[child.tag] = Prop(
-                text=child.text,
-                hrefs=tuple((h.text or "").strip() for h in child.iter(f"{{{DAV}}}href")),
-                children=frozenset(c.tag for c in child if isinstance(c.tag, str)),
-            )
+    for child in element:
+        tag = child.tag
+        if tag == _HREF:
+            hrefs.append((child.text or "").strip())
+        elif tag == _STATUS:
+            status = _status(child.text)
+        elif tag == _PROPSTAT:
+            found = None
+            ok = False
+            for part in child:
+                if part.tag == _STATUS:
+                    ok = _status(part.text) == 200
+                elif part.tag == _PROP:
+                    found = part
+            if not ok or found is None:
+                continue
+            for prop in found:
+                name = prop.tag
+                if not isinstance(name, str):
+                    continue  # a comment or processing instruction
+                if len(prop):
+                    props[name] = Prop(
+                        text=prop.text,
+                        hrefs=tuple((h.text or "").strip() for h in prop.iter(_HREF)),
+                        children=frozenset(c.tag for c in prop if isinstance(c.tag, str)),
+                    )
+                else:
+                    props[name] = Prop(prop.text)
     if status is None and props:
         status = 200  # the status of its found properties; None: nothing found, no status of its own
-    return Response(hrefs=hrefs, status=status, props=props)
+    return Response(hrefs=tuple(hrefs), status=status, props=props)
 
 
 class MultistatusParser:
