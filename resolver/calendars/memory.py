@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timezone, tzinfo
 from typing import Sequence
 
 from resolver.calendars.base import FetchResult
@@ -22,7 +22,7 @@ class MemoryCalendar:
         return [Collection(collection_id=cid, url_path=f"/user/{cid}/", display_name=cid) for cid in ids]
 
     def fetch(self, *, kind: Kind, collection_ids: Sequence[str] | None,
-              time_zone: str | None = None) -> FetchResult:
+              time_zone: tzinfo | None = None) -> FetchResult:
         known = [c.collection_id for c in self.collections()]
         wanted = list(dict.fromkeys(collection_ids)) if collection_ids else known
         unknown = [cid for cid in wanted if cid not in known]

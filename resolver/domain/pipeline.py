@@ -103,8 +103,7 @@ def resolve(
     max_candidates = min(max_candidates, jdg.MAX_CANDIDATES)
     tz = time_zone_of(request.time_zone)
     started = time.perf_counter()
-    fetched = calendar.fetch(kind=request.kind, collection_ids=request.collection_ids or None,
-                             time_zone=request.time_zone)
+    fetched = calendar.fetch(kind=request.kind, collection_ids=request.collection_ids or None, time_zone=tz)
     timings = {"calendar_ms": _ms(time.perf_counter() - started)}
     base = dict(
         request_id=request_id,
