@@ -22,6 +22,7 @@ from enum import Enum
 from typing import Any
 
 from resolver.domain.items import Item, Kind, Occurrence
+from resolver.domain.times import iso
 
 QUESTION_ID = "reference_match.v1"
 QUESTION_NAME = "reference_match"
@@ -81,8 +82,8 @@ def facts_from_item(item: Item, occurrence: Occurrence | None = None) -> Candida
         title=item.title,
         collection=item.collection_id,
         status=item.status,
-        due=item.due,
-        start=item.start,
+        due=iso(item.due),
+        start=iso(item.start),
     )
     if occurrence is not None:
         facts = replace(facts, start=occurrence.start.isoformat(), end=occurrence.end.isoformat(),

@@ -83,6 +83,7 @@ from zoneinfo import ZoneInfo  # noqa: E402
 from resolver.domain.items import Occurrence  # noqa: E402
 from resolver.domain.matching import title_naming_words  # noqa: E402
 from resolver.domain.timeexpr import find_time_expression  # noqa: E402
+from resolver.domain.times import when_from_iso  # noqa: E402
 
 BERLIN = ZoneInfo("Europe/Berlin")
 NOW = datetime(2027, 1, 11, 9, 0, tzinfo=BERLIN)  # a Monday
@@ -90,7 +91,7 @@ NOW = datetime(2027, 1, 11, 9, 0, tzinfo=BERLIN)  # a Monday
 
 def dated(uid: str, title: str, due: str | None, collection: str = "work"):
     return make_item(collection_path=f"/u/{collection}/", uid=uid, title=title, etag='"1"', kind=Kind.TASK,
-                     due=due, status="NEEDS-ACTION")
+                     due=when_from_iso(due), status="NEEDS-ACTION")
 
 
 def pool(text: str, items, limit: int = 19):
@@ -219,7 +220,7 @@ def test_date_alone__events_by_occurrence():
         begin = datetime.fromisoformat(start)
         occurrence = Occurrence(start=begin, end=begin + timedelta(hours=1))
         return make_item(collection_path="/u/work/", uid=uid, title=title, etag='"1"', kind=Kind.EVENT,
-                         start=start, occurrences=(occurrence,))
+                         start=begin, occurrences=(occurrence,))
     events = [event("a", "Board meeting", "2027-01-21T15:00:00+01:00"),
               event("b", "Lunch with André", "2027-01-21T12:30:00+01:00"),
               event("c", "Standup", "2027-01-22T09:30:00+01:00")]
