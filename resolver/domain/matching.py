@@ -174,14 +174,16 @@ class TitleIndex:
 
     @property
     def by_variant(self) -> dict[str, list[str]]:
-        """Title words by their spelling without German umlaut digraphs ("zuerich" -> "zurich")."""
+        """Title words spelled with German umlaut digraphs, by their spelling without ("zuerich" -> "zurich")."""
         if self._by_variant is None:
             with self._lock:
                 if self._by_variant is None:
                     by_variant: dict[str, list[str]] = {}
                     for token in self.vocabulary:
-                        if len(token) >= UMLAUT_MIN_LENGTH:
-                            by_variant.setdefault(umlaut_variant(token) or token, []).append(token)
+                        if len(token) >= UMLAUT_MIN_LENGTH and ("ae" in token or "oe" in token or "ue" in token):
+                            variant = umlaut_variant(token)
+                            if variant is not None:
+                                by_variant.setdefault(variant, []).append(token)
                     self._by_variant = by_variant
         return self._by_variant
 
@@ -299,7 +301,10 @@ def _token_matches(words: list[str], index: TitleIndex) -> list[dict[str, float]
             matches[word] = EXACT
         if len(word) >= UMLAUT_MIN_LENGTH:
             # "Zuerich", "Zurich" and "Zürich" (folded: "zurich") are one word written three ways.
-            for token in by_variant.get(umlaut_variant(word) or word, ()):
+            plain = umlaut_variant(word) or word
+            if plain != word and plain in vocabulary:
+                matches[plain] = EXACT
+            for token in by_variant.get(plain, ()):
                 matches[token] = EXACT
         # Fillers ("what", "thing", "due") match a title word as written, never as
         # its beginning or a typo: "what's" is not a prefix of "Whatsapp".
