@@ -121,21 +121,21 @@ def normalise(text: str) -> str:
 # leaves the verb ("don't" -> "do"), with the three irregular ones spelled out.
 _APOSTROPHE = "['\u2019]"
 _IRREGULAR_NEGATIVES = {"can": "can", "won": "will", "shan": "shall"}
-_IRREGULAR_NEGATIVE = re.compile(rf"\b(can|won|shan){_APOSTROPHE}t\b")
-_NEGATIVE = re.compile(rf"(?<=\w)n{_APOSTROPHE}t\b")
-_CLITIC = re.compile(rf"(?<=\w){_APOSTROPHE}(?:s|ll|re|ve|d|m)\b")
-# French and Italian elision: "l'équipe", "d'équipe", "qu'il", "dell'ufficio".
-_ELISION = re.compile(rf"\b(?:[cdjlmnst]|qu|dell|all|dall|nell|sull){_APOSTROPHE}(?=\w)")
+# One pass, four alternatives: an irregular negative ("won't" -> "will"), the
+# negative "n't", a clitic after a word ("'s 'll 're 've 'd 'm"), and the
+# French and Italian elisions ("l'équipe", "d'équipe", "qu'il", "dell'ufficio").
+_CLITICS = re.compile(
+    rf"\b(?P<irregular>can|won|shan){_APOSTROPHE}t\b"
+    rf"|(?<=\w)n{_APOSTROPHE}t\b"
+    rf"|(?<=\w){_APOSTROPHE}(?:s|ll|re|ve|d|m)\b"
+    rf"|\b(?:[cdjlmnst]|qu|dell|all|dall|nell|sull){_APOSTROPHE}(?=\w)")
 
 
 def strip_clitics(key: str) -> str:
     """An already normalised text without its clitics: "zara's bike" -> "zara bike"."""
     if "'" not in key and "\u2019" not in key:
         return key  # the common case, free
-    key = _IRREGULAR_NEGATIVE.sub(lambda m: _IRREGULAR_NEGATIVES[m.group(1)], key)
-    key = _NEGATIVE.sub("", key)
-    key = _CLITIC.sub("", key)
-    return _ELISION.sub("", key)
+    return _CLITICS.sub(lambda m: _IRREGULAR_NEGATIVES.get(m.group("irregular") or "", ""), key)
 
 
 # Letters that NFKD does not decompose, spelled as people type them without
