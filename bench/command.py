@@ -3,6 +3,7 @@
     .venv/bin/python bench/command.py                     # N = 1,000 and 5,000 tasks, 7 rounds
     .venv/bin/python bench/command.py --sizes 1000 --repeat 3
     .venv/bin/python bench/command.py --importtime        # also: the command's slowest imports
+    .venv/bin/python bench/command.py --baseline DIR      # also: DIR's manage.py (an older checkout), same rounds
 
 `manage.py resolve` starts a new Python process on every call, so it always
 pays the interpreter, Django's start-up, our imports and a cold calendar read.
@@ -21,6 +22,10 @@ Also measured, in the same rounds, so the shares can be read off:
 - the command's start-up: `manage.py resolve` with a request that fails
   validation (an empty reference): Django, the command's imports and its
   checks, but no calendar read.
+
+With `--baseline DIR` (a checkout of an earlier commit, e.g. made with
+`git archive COMMIT | tar -x -C DIR`), that tree's `manage.py resolve` and
+its start-up run in the same rounds too: before and after, under the same load.
 
 Nothing is asserted; a table goes to stdout and the figures to
 bench/out/command-<time>.json. The machine may be shared: the ratios are
@@ -113,9 +118,14 @@ def _environment(server, workdir: Path) -> dict[str, str]:
     return env
 
 
-def _variants(server, title: str) -> dict[str, list[str]]:
+def _variants(server, title: str, baseline: Path | None = None) -> dict[str, list[str]]:
     manage = str(REPO / "manage.py")
-    return {
+    extra = {}
+    if baseline is not None:
+        before = str(baseline / "manage.py")
+        extra = {"baseline_command_startup": [PYTHON, before, "resolve", "--text", " ", "--kind", "task", "--json"],
+                 "baseline_command": [PYTHON, before, "resolve", "--text", title, "--kind", "task", "--json"]}
+    return {**extra,
         "python": [PYTHON, "-c", "pass"],
         "django_setup": [PYTHON, "-c", "import django; django.setup()"],
         "command_startup": [PYTHON, manage, "resolve", "--text", " ", "--kind", "task", "--json"],
@@ -126,7 +136,8 @@ def _variants(server, title: str) -> dict[str, list[str]]:
 
 def _run(argv: list[str], env: dict[str, str], expect: set[int]) -> tuple[float, str]:
     started = time.perf_counter()
-    done = subprocess.run(argv, env=env, cwd=REPO, capture_output=True, text=True, timeout=600)
+    # Each from its own tree: a baseline's manage.py imports that tree's code.
+    done = subprocess.run(argv, env=env, cwd=Path(argv[1]).parent if argv[1].endswith(".py") else REPO, capture_output=True, text=True, timeout=600)
     elapsed = (time.perf_counter() - started) * 1000.0
     if done.returncode not in expect:
         raise RuntimeError(f"{argv[1:4]} exited {done.returncode}: {done.stderr[-2000:]}")
@@ -143,6 +154,10 @@ def _check_answers(server, env: dict[str, str], variants: dict[str, list[str]]) 
     """
     _run(variants["script"], env, {0})
     _run(variants["command"], dict(env, RESOLVER_RESOLUTION_BUDGET_SECONDS="600"), {0})
+    if "baseline_command" in variants:
+        _, out = _run(variants["baseline_command"], env, {0})
+        if json.loads(out)["data"]["href"] != json.loads(_run(variants["command"], env, {0})[1])["data"]["href"]:
+            raise RuntimeError("the baseline command resolves to another item")
     _, out = _run(variants["script"], env, {0})
     command = json.loads(_run(variants["command"], env, {0})[1])["data"]
     [script_found] = json.loads(out)
@@ -151,25 +166,28 @@ def _check_answers(server, env: dict[str, str], variants: dict[str, list[str]]) 
     return {"href": command["href"], "method": command["method"]}
 
 
-def measure(n: int, *, repeat: int, workdir: Path) -> dict[str, object]:
+def measure(n: int, *, repeat: int, workdir: Path, baseline: Path | None = None) -> dict[str, object]:
     from bench import corpus
     from bench.harness import launch_radicale
 
     server = launch_radicale(n)
     try:
         env = _environment(server, workdir)
-        variants = _variants(server, corpus.EXACT_TASK)
+        variants = _variants(server, corpus.EXACT_TASK, baseline)
         answer = _check_answers(server, env, variants)
         names = list(variants)
         samples: dict[str, list[float]] = {name: [] for name in names}
-        expect = {"command_startup": {2}}
+        expect = {"command_startup": {2}, "baseline_command_startup": {2}}
         for round_ in range(repeat):
             order = names[round_ % len(names):] + names[:round_ % len(names)]
             for name in order:
                 elapsed, _ = _run(variants[name], env, expect.get(name, {0}))
                 samples[name].append(elapsed)
         medians = {name: round(statistics.median(values), 1) for name, values in samples.items()}
-        return {
+        baseline_figures = {}
+        if baseline is not None:
+            baseline_figures = {"baseline_ratio": round(medians["baseline_command"] / medians["script"], 2)}
+        return {**baseline_figures,
             "n": n, "answer": answer, "seed_seconds": round(server.seed_seconds, 1),
             "samples_ms": {name: [round(v, 1) for v in values] for name, values in samples.items()},
             "median_ms": medians,
@@ -204,6 +222,7 @@ def main() -> int:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 5000])
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--importtime", action="store_true")
+    parser.add_argument("--baseline", type=Path, help="a checkout of an earlier commit to compare with")
     args = parser.parse_args()
     sys.path.insert(0, str(REPO))
     workdir = Path(tempfile.mkdtemp(prefix="bench-command-"))
@@ -212,7 +231,8 @@ def main() -> int:
                DATABASE_URL=f"sqlite:///{workdir / 'bench.sqlite3'}", CACHE_URL="locmemcache://")
     subprocess.run([PYTHON, str(REPO / "manage.py"), "migrate", "--verbosity", "0"], env=env, cwd=REPO, check=True)
     load_before = os.getloadavg()
-    results = [measure(n, repeat=args.repeat, workdir=workdir) for n in args.sizes]
+    baseline = args.baseline.resolve() if args.baseline else None
+    results = [measure(n, repeat=args.repeat, workdir=workdir, baseline=baseline) for n in args.sizes]
     load_after = os.getloadavg()
     print(f"load average before {load_before[0]:.2f}, after {load_after[0]:.2f} ({os.cpu_count()} cores)")
     header = "| N tasks | python | django.setup() | command start-up | command | script | command / script |"
@@ -223,6 +243,11 @@ def main() -> int:
         verdict = "met" if r["ratio"] <= TARGET else f"missed by {r['ratio'] - TARGET:.2f}x"
         print(f"| {r['n']:,} | {m['python']:.0f} ms | {m['django_setup']:.0f} ms | {m['command_startup']:.0f} ms "
               f"| {m['command']:.0f} ms | {m['script']:.0f} ms | {r['ratio']:.2f}x ({verdict}, target <= {TARGET}x) |")
+    for r in results:
+        if "baseline_ratio" in r:
+            m = r["median_ms"]
+            print(f"baseline tree, N = {r['n']:,}: start-up {m['baseline_command_startup']:.0f} ms, "
+                  f"command {m['baseline_command']:.0f} ms, {r['baseline_ratio']:.2f}x the script")
     output = {"results": results, "load_before": load_before, "load_after": load_after,
               "python": sys.version.split()[0], "cores": os.cpu_count()}
     if args.importtime:
