@@ -110,6 +110,9 @@ def _environment(server, workdir: Path) -> dict[str, str]:
         "CALDAV_USERNAME": server.username,
         "CALDAV_PASSWORD": server.password,
         "CALDAV_TIMEOUT": "60",
+        # The default 20 s budget is for people; on a loaded, shared machine the
+        # bench measures the work and leaves the deadline out of it.
+        "RESOLVER_RESOLUTION_BUDGET_SECONDS": "120",
         "RESOLVER_JUDGE": "off",
         "LOG_LEVEL": "WARNING",
         "BENCH_CALDAV_PASSWORD": server.password,
@@ -153,7 +156,7 @@ def _check_answers(server, env: dict[str, str], variants: dict[str, list[str]]) 
     per server, not per call. The command's warm-up gets a longer budget.
     """
     _run(variants["script"], env, {0})
-    _run(variants["command"], dict(env, RESOLVER_RESOLUTION_BUDGET_SECONDS="600"), {0})
+    _run(variants["command"], dict(env, RESOLVER_RESOLUTION_BUDGET_SECONDS="900", CALDAV_TIMEOUT="900"), {0})
     if "baseline_command" in variants:
         _, out = _run(variants["baseline_command"], env, {0})
         if json.loads(out)["data"]["href"] != json.loads(_run(variants["command"], env, {0})[1])["data"]["href"]:
@@ -232,7 +235,10 @@ def main() -> int:
     subprocess.run([PYTHON, str(REPO / "manage.py"), "migrate", "--verbosity", "0"], env=env, cwd=REPO, check=True)
     load_before = os.getloadavg()
     baseline = args.baseline.resolve() if args.baseline else None
-    results = [measure(n, repeat=args.repeat, workdir=workdir, baseline=baseline) for n in args.sizes]
+    results = []
+    for n in args.sizes:
+        results.append(measure(n, repeat=args.repeat, workdir=workdir, baseline=baseline))
+        print(json.dumps({"n": n, "median_ms": results[-1]["median_ms"], "ratio": results[-1]["ratio"]}), flush=True)
     load_after = os.getloadavg()
     print(f"load average before {load_before[0]:.2f}, after {load_after[0]:.2f} ({os.cpu_count()} cores)")
     header = "| N tasks | python | django.setup() | command start-up | command | script | command / script |"
