@@ -33,15 +33,34 @@ from dataclasses import dataclass
 from datetime import timezone, tzinfo
 from itertools import chain
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
-import numpy as np
 from rapidfuzz import fuzz, process
 
 from resolver.domain.items import STOPWORDS, Item, match_key, normalise, tokens_of, umlaut_variant
 # The time helpers live in resolver/domain/times.py; importable from here too.
 from resolver.domain.times import TimeRange, _soonest, _soonest_in, in_range, occurrence_for, occurrences_in  # noqa: F401
 from resolver.domain.wordforms import DEFAULT_LANGUAGE, WordForms, word_forms
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    class _Numpy:
+        """numpy, imported when ranking first needs it.
+
+        An exact match (a reference equal to a title, ID or UID) never ranks,
+        and `manage.py resolve` is a fresh process per call: importing numpy
+        there costs more than the whole exact match. The first attribute read
+        replaces this object with the module, so ranking pays nothing after.
+        """
+
+        def __getattr__(self, name: str):
+            import numpy
+
+            globals()["np"] = numpy
+            return getattr(numpy, name)
+
+    np = _Numpy()
 
 __all__ = ["STOPWORDS", "Pool", "ScoredCandidate", "build_pool", "exact_matches", "score_candidates",
            "significant_words", "title_naming_words", "occurrence_for", "occurrences_in", "items_in_range", "in_range"]
