@@ -29,7 +29,7 @@ from resolver.domain.judgment import MAX_CANDIDATES
 
 TAG = "resolver"
 _URL_SETTINGS = ("CALDAV_URL", "TYPESAFE_BASE_URL", "SITE_URL")
-_LIMITS = ("MAX_TEXT_LENGTH", "MAX_COLLECTION_IDS", "MAX_CANDIDATES", "MAX_BODY_BYTES")
+_LIMITS = ("MAX_TEXT_LENGTH", "MAX_COLLECTION_IDS", "MAX_CANDIDATES", "MAX_BODY_BYTES", "MAX_RESPONSE_BYTES")
 
 
 @checks.register(checks.Tags.security, TAG, deploy=False)
