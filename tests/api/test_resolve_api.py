@@ -173,7 +173,7 @@ def test_api__internal_error_hides_internals(client, monkeypatch):
     def explode(*args, **kwargs):
         raise RuntimeError("secret internals /etc/passwd")
 
-    monkeypatch.setattr("resolver.services.resolve_document", explode)
+    monkeypatch.setattr("resolver.services.answer", explode)
     response = post(client, {"text": "Weekly sync", "kind": "event"})
     assert response.status_code == 500
     body = response.json()

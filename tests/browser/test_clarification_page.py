@@ -14,7 +14,7 @@ import pytest
 from resolver import services
 from resolver.domain.items import Item, Kind, Method
 from resolver.domain.pipeline import Outcome, Status
-from tests.web.conftest import PASSWORD, XSS_COLLECTION, XSS_TITLE
+from tests.web.conftest import PASSWORD, XSS_COLLECTION, XSS_TITLE, page_path
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -117,7 +117,7 @@ def test_browser__suggestion_is_marked(page, alice, live_server, artifacts: Path
         candidates=(work, personal), probabilities={work.item_id: 0.62, personal.item_id: 0.31},
         suggested_item_id=work.item_id, collection_ids=("personal", "work"),
     )
-    page.goto(live_server.url + services.clarification_path(outcome, user_id=alice.pk))
+    page.goto(live_server.url + page_path(outcome, alice.pk))
     suggested = page.locator("li.choice-suggested")
     assert suggested.count() == 1
     assert "Suggested" in suggested.inner_text() and "Collection: work" in suggested.inner_text()

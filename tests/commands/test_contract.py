@@ -94,7 +94,8 @@ def log_stream() -> Iterator[io.StringIO]:
 def test_command__no_log_lines_in_human_output(memory, log_stream):
     """The JSON resolution line used to land on stderr between the human lines."""
     code, _, err = run_resolve("--text", "portfolio", "--kind", "task")
-    assert code == 3 and err.startswith("warning: judgment_unavailable")
+    assert code == 3 and err.startswith("clarification_required:")
+    assert "judgment_unavailable" not in err  # the judge is off by default: nothing alarming
     assert log_stream.getvalue() == ""
 
 

@@ -32,7 +32,25 @@ def test_label__task_without_due_names_the_collection():
 
 
 def test_label__recurring_event_shows_the_occurrence_not_the_series_start():
-    assert elicitation.label(EVENT) == "Weekly sync (work, next Mon 16 Mar 2026, 10:00 UTC)"
+    assert elicitation.label(EVENT, next=True) == "Weekly sync (work, next Mon 16 Mar 2026, 10:00 UTC)"
+
+
+def test_label__a_later_occurrence_is_not_called_next():
+    """"sync on March 16" when the next is March 9: the label names the 16th, and not as "next"."""
+    assert elicitation.label(EVENT) == "Weekly sync (work, on Mon 16 Mar 2026, 10:00 UTC)"
+
+
+def test_label__single_event_starts():
+    single = {**EVENT, "occurrence": {**EVENT["occurrence"], "recurrence_id": None}}
+    assert elicitation.label(single, next=True) == "Weekly sync (work, starts Mon 16 Mar 2026, 10:00 UTC)"
+
+
+def test_requested_schema__next_only_for_the_named_ids():
+    later = {**EVENT, "item_id": "itm_d"}
+    titles = [o["title"] for o in elicitation.requested_schema(clarification(EVENT, later),
+                                                               next_ids={"itm_c"})["properties"]["item_id"]["oneOf"]]
+    assert titles[:2] == ["Weekly sync (work, next Mon 16 Mar 2026, 10:00 UTC)",
+                          "Weekly sync (work, on Mon 16 Mar 2026, 10:00 UTC)"]
 
 
 def test_label__untitled_item_is_still_choosable():

@@ -13,7 +13,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from resolver.domain.errors import EXIT_CLARIFICATION
-from resolver.web import tokens
+from resolver import clarifications as tokens
 
 pytestmark = pytest.mark.django_db
 
@@ -114,7 +114,7 @@ def test_command__inactive_user_is_unknown(site_live, alice) -> None:
     alice.is_active = False
     alice.save()
     code, out, _ = _command(*_offsite_args(), "--json", "--user", "alice")
-    assert code == 2 and json.loads(out)["error"]["message"] == "No such user."
+    assert code == 2 and json.loads(out)["error"]["message"] == "No such user: 'alice'."
 
 
 def test_command__user_without_site_url_is_refused(radicale_live, settings, alice) -> None:

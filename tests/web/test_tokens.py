@@ -10,7 +10,7 @@ from django.core import signing
 
 from resolver.domain.items import Kind, Method, make_item
 from resolver.domain.pipeline import Outcome, Status
-from resolver.web import tokens
+from resolver import clarifications as tokens
 from tests.web.conftest import issued_seconds_ago
 
 REFERENCE = "the secret offsite thing"
@@ -108,12 +108,16 @@ def test_tokens__expired_and_foreign_is_invalid_not_expired() -> None:
 
 
 @pytest.mark.parametrize("payload", [
-    {"v": 2, "r": "req", "k": "task", "c": [], "i": [], "u": "7"},
-    {"v": 1, "r": "req", "k": "note", "c": [], "i": [], "u": "7"},
-    {"v": 1, "r": "req", "k": "task", "c": [], "i": ["a"], "u": "7", "s": 3},
-    {"v": 1, "r": "req", "k": "task", "c": [], "i": ["a"], "u": "7", "p": [0.1, 0.2]},
-    {"v": 1, "r": "req", "k": "task", "c": "work", "i": [], "u": "7"},
-    {"v": 1, "k": "task", "c": [], "i": [], "u": "7"},
+    {"v": 1, "r": "req", "k": "task", "c": [], "i": [], "u": "7"},
+    {"v": 3, "r": "req", "k": "task", "c": [], "i": [], "u": "7"},
+    {"v": 2, "r": "req", "k": "note", "c": [], "i": [], "u": "7"},
+    {"v": 2, "r": "req", "k": "task", "c": [], "i": ["a"], "u": "7", "s": 3},
+    {"v": 2, "r": "req", "k": "task", "c": [], "i": ["a"], "u": "7", "p": [0.1, 0.2]},
+    {"v": 2, "r": "req", "k": "task", "c": "work", "i": [], "u": "7"},
+    {"v": 2, "k": "task", "c": [], "i": [], "u": "7"},
+    {"v": 2, "r": "req", "k": "event", "c": [], "i": ["a"], "u": "7", "o": ["r:x", "r:y"]},
+    {"v": 2, "r": "req", "k": "event", "c": [], "i": ["a"], "u": "7", "o": [7]},
+    {"v": 2, "r": "req", "k": "event", "c": [], "i": ["a"], "u": "7", "z": ["Europe/Berlin"]},
     ["not", "a", "dict"],
 ])
 def test_tokens__malformed_payload_is_invalid(payload: object) -> None:

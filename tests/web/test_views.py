@@ -13,7 +13,7 @@ from django.test import Client
 from resolver import services
 from resolver.domain.items import Item, Kind, Method
 from resolver.domain.pipeline import Outcome, Status
-from tests.web.conftest import XSS_COLLECTION, XSS_TITLE, issued_seconds_ago
+from tests.web.conftest import XSS_COLLECTION, XSS_TITLE, issued_seconds_ago, page_path
 
 pytestmark = pytest.mark.django_db
 
@@ -213,7 +213,7 @@ def test_clarify__tampered_and_foreign_tokens_look_the_same(radicale_live, alice
 def test_clarify__expired_token_is_410(radicale_live, alice, alice_client: Client, bob_client: Client) -> None:
     outcome = services.resolve_reference(text=OFFSITE, kind="task", collection_ids=["work", "personal"])
     with issued_seconds_ago(901):
-        path = services.clarification_path(outcome, user_id=alice.pk)
+        path = page_path(outcome, alice.pk)
     response = alice_client.get(path)
     assert response.status_code == 410
     assert "expired" in response.content.decode()
@@ -224,7 +224,7 @@ def test_clarify__expired_token_is_410(radicale_live, alice, alice_client: Clien
 def test_clarify__max_age_setting_is_honoured(radicale_live, settings, alice, alice_client: Client) -> None:
     outcome = services.resolve_reference(text=OFFSITE, kind="task", collection_ids=["work", "personal"])
     with issued_seconds_ago(120):
-        path = services.clarification_path(outcome, user_id=alice.pk)
+        path = page_path(outcome, alice.pk)
     assert alice_client.get(path).status_code == 200
     settings.RESOLVER = {**settings.RESOLVER, "CLARIFICATION_MAX_AGE_SECONDS": 60}
     assert alice_client.get(path).status_code == 410
@@ -308,7 +308,7 @@ def test_clarify__suggestion_and_probabilities_are_shown(radicale_live, alice, a
         candidates=(second, first), probabilities={second.item_id: 0.8, first.item_id: 0.15},
         suggested_item_id=second.item_id, collection_ids=("personal", "work"),
     )
-    path = services.clarification_path(outcome, user_id=alice.pk)
+    path = page_path(outcome, alice.pk)
     html = alice_client.get(path).content.decode()
     assert [value for value, _ in _radios(html)] == [second.item_id, first.item_id]
     suggested = re.search(r'<li class="choice choice-suggested">.*?</li>', html, re.S).group(0)
