@@ -31,7 +31,7 @@ from django.urls import NoReverseMatch, reverse
 from resolver import clarifications, envelope
 from resolver.conf import import_setting, resolver_settings
 from resolver.domain import judgment as jdg
-from resolver.domain.errors import InvalidRequest, ResolverError
+from resolver.domain.errors import CollectionNotFound, InvalidRequest, ResolverError
 from resolver.domain.items import Collection
 from resolver.domain.pipeline import Outcome, Status, resolve
 from resolver.domain.ports import CalendarSource, Judge, ThresholdPolicy
@@ -134,18 +134,45 @@ def resolve_document(
 
 def _resolve(request: ResolveRequest, *, request_id: str | None, door: str, calendar: CalendarSource | None,
              judge: Judge | None, policy: ThresholdPolicy | None) -> Outcome:
-    outcome = resolve(
+    calendar = calendar or calendar_for(None)
+    try:
+        outcome = _resolved(request, request_id=request_id, calendar=calendar, judge=judge, policy=policy)
+    except CollectionNotFound as err:
+        raise _naming_collections(err, calendar) from None
+    _record_provenance(outcome)
+    log_outcome(outcome, door=door)
+    return outcome
+
+
+# A message lists at most this many known collections; details hold them all.
+_KNOWN_LISTED = 10
+
+
+def _naming_collections(err: CollectionNotFound, calendar: CalendarSource) -> CollectionNotFound:
+    """The error again, naming the unknown IDs and the known ones ("known: personal, work")."""
+    unknown = [str(cid) for cid in err.details.get("collection_ids", [])]
+    try:
+        known = sorted(c.collection_id for c in calendar.collections())
+    except ResolverError:
+        return err
+    listed = ", ".join(known[:_KNOWN_LISTED]) + (", ..." if len(known) > _KNOWN_LISTED else "")
+    named = ", ".join(f"`{cid}`" for cid in unknown)
+    plural = "s" if len(unknown) > 1 else ""
+    return CollectionNotFound(f"Unknown collection ID{plural} {named}; known: {listed or 'none'}.",
+                              details={**err.details, "known_collection_ids": known})
+
+
+def _resolved(request: ResolveRequest, *, request_id: str | None, calendar: CalendarSource,
+              judge: Judge | None, policy: ThresholdPolicy | None) -> Outcome:
+    return resolve(
         request=request,
-        calendar=calendar or calendar_for(None),
+        calendar=calendar,
         judge=judge or judge_from_settings(),
         policy=policy or policy_from_settings(),
         request_id=request_id or new_request_id(),
         max_candidates=request_limits().max_candidates,
         language=str(resolver_settings.LANGUAGE),
     )
-    _record_provenance(outcome)
-    log_outcome(outcome, door=door)
-    return outcome
 
 
 def provenance_of(outcome: Outcome) -> dict[str, Any] | None:

@@ -118,7 +118,10 @@ def test_search__invalid_request_shows_service_message(radicale_live, alice_clie
 def test_search__unknown_collection_shows_message(radicale_live, alice_client: Client) -> None:
     response = alice_client.post("/resolve/", {"text": OFFSITE, "kind": "task", "collections": "nope"})
     assert response.status_code == 400
-    assert "Unknown collection ID." in response.content.decode()
+    # The page names the bad value and the known ones, without the terminal's backticks.
+    known = ", ".join(sorted(c.collection_id for c in services.calendar_for(None).collections()))
+    assert f"Unknown collection ID nope; known: {known}." in response.content.decode()
+    assert "`" not in response.content.decode()
 
 
 def test_search__calendar_down_is_503_form(calendar_down, alice_client: Client) -> None:
@@ -386,3 +389,44 @@ def test_login__then_back_to_the_page(alice, client: Client) -> None:
     response = client.post("/accounts/login/", {"username": "alice", "password": "correct horse battery staple",
                                                 "next": "/resolve/"})
     assert response.status_code == 302 and response["Location"] == "/resolve/"
+
+
+def _iso(moment) -> str:
+    return moment.strftime("%Y-%m-%d")
+
+
+def _shown(html: str) -> list[tuple[str, str]]:
+    """(label, datetime) of each card's date."""
+    return re.findall(r'<span>([^<:]+): <time datetime="([^"]+)" data-field="when">', html)
+
+
+def test_clarify__a_later_occurrence_is_shown_and_picked_as_that_occurrence(radicale_live, alice_client: Client):
+    """"sync on <the week after next>": the card shows that occurrence (not "next"), the pick answers it."""
+    from datetime import datetime
+
+    from tests.support.calendars import weekly_sync_start
+
+    named, next_one = weekly_sync_start(2), weekly_sync_start(0)
+    location = _ask(alice_client, f"sync on {_iso(named)}", "work", kind="event", time_zone="UTC")
+    html = alice_client.get(location).content.decode()
+    [(label, shown)] = _shown(html)
+    assert label == "Occurrence" and datetime.fromisoformat(shown) == named
+    assert "Next occurrence" not in html
+
+    [(series_id, _)] = _radios(html)
+    response = alice_client.post(location, {"item_id": series_id})
+    assert response.status_code == 200
+    page = response.content.decode()
+    start = re.search(r'<time datetime="([^"]+)" data-field="occurrence">', page).group(1)
+    assert datetime.fromisoformat(start) == named != next_one
+    assert re.search(r'<code data-field="recurrence_id">([^<]+)</code>', page).group(1)
+
+
+def test_clarify__the_next_occurrence_is_called_next(radicale_live, alice_client: Client):
+    location = _ask(alice_client, "sync", "work", kind="event")
+    [(label, shown)] = _shown(alice_client.get(location).content.decode())
+    from datetime import datetime
+
+    from tests.support.calendars import weekly_sync_start
+
+    assert label == "Next occurrence" and datetime.fromisoformat(shown) == weekly_sync_start(0)
