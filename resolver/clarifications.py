@@ -85,6 +85,9 @@ class ClarificationClaims:
     # The request's IANA zone: the pick re-reads in it, so all-day and
     # floating times land where they were shown. None: UTC.
     time_zone: str | None = None
+    # Offered events none of whose occurrences falls in the time the reference
+    # named: the nearest was offered, and the page says so.
+    outside_range: tuple[str, ...] = field(default=())
 
     def probability_of(self, item_id: str) -> float | None:
         if not self.probabilities or item_id not in self.candidate_ids:
@@ -116,6 +119,8 @@ def claims_for(outcome: Outcome, *, user_id: object, time_zone: Any = None) -> C
         reason=outcome.reason,
         occurrences=shown if any(k is not None for k in shown) else (),
         time_zone=zone_name(time_zone),
+        outside_range=tuple(i for w in outcome.warnings if w.code == "occurrence_outside_range"
+                            for i in w.details.get("item_ids", []) if i in candidate_ids),
     )
 
 
@@ -140,6 +145,8 @@ def issue(claims: ClarificationClaims) -> str:
         payload["o"] = list(claims.occurrences)
     if claims.time_zone is not None:
         payload["z"] = claims.time_zone
+    if claims.outside_range:
+        payload["x"] = [claims.candidate_ids.index(i) for i in claims.outside_range]
     return signing.dumps(payload, salt=SALT, compress=True)
 
 
@@ -203,6 +210,10 @@ def _claims(payload: Any) -> ClarificationClaims:
         zone = payload.get("z")
         if zone is not None and not isinstance(zone, str):
             raise ValueError("time zone")
+        outside = payload.get("x", [])
+        if not isinstance(outside, list) or not all(
+                isinstance(n, int) and not isinstance(n, bool) and 0 <= n < len(candidate_ids) for n in outside):
+            raise ValueError("outside range")
         return ClarificationClaims(
             request_id=request_id,
             kind=Kind(payload["k"]),
@@ -214,6 +225,7 @@ def _claims(payload: Any) -> ClarificationClaims:
             reason=reason,
             occurrences=tuple(occurrences),
             time_zone=zone,
+            outside_range=tuple(candidate_ids[n] for n in outside),
         )
     except (KeyError, TypeError, ValueError):
         raise TokenInvalid() from None
@@ -276,6 +288,8 @@ class LiveCandidate:
     occurrence_gone: bool = False
     # The offered occurrence is the item's next live one.
     next: bool = False
+    # None of the item's occurrences fell in the time named: this is the nearest.
+    nearest: bool = False
 
     @property
     def gone(self) -> bool:
@@ -315,6 +329,7 @@ def live_candidates(claims: ClarificationClaims, *, calendar: CalendarSource,
             suggested=item_id == claims.suggested_item_id, probability=claims.probability_of(item_id),
             occurrence=occurrence, occurrence_gone=item is not None and key is not None and occurrence is None,
             next=item is not None and occurrence is not None and is_next(item, occurrence),
+            nearest=item_id in claims.outside_range,
         ))
     return found
 

@@ -195,3 +195,43 @@ def test_layers__no_lower_layer_imports_a_door():
         imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
         imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
         assert not {m for m in imported if m.startswith(doors)}, module
+
+
+# --- the judge's advice without probabilities -------------------------------------------
+
+class AdviceJudge:
+    """A chat model that names an option and gives no log-probabilities."""
+
+    def __init__(self, choice: str) -> None:
+        self.choice = choice
+
+    def judge(self, question, *, request_id):
+        from resolver.domain import judgment as jdg
+
+        return jdg.Judgment(model="local-model", choice=self.choice, jev_request_id=None, latency_ms=5, attempts=1,
+                            probabilities=jdg.advice_probabilities(self.choice, question), backend="openai",
+                            probability_source=jdg.ProbabilitySource.NONE, attempt_validity=("valid",))
+
+
+class ApproveEverything:
+    def find(self, *, question, model, fingerprint):
+        from resolver.domain.judgment import ThresholdRule
+
+        return ThresholdRule(threshold=0.0, margin=0.0)
+
+
+def test_advice__suggested_first_with_null_probability_never_ok(memory):
+    """Candidate 2 named without probabilities: suggested, ordered first, and still a clarification."""
+    memory.items = [TASK, make_item(collection_path="/demo/work/", uid="t2", title="Review portfolio slides",
+                                    etag='"e2"', kind=Kind.TASK, href="/demo/work/t2.ics")]
+    answer = services.answer({"text": "portfolio", "kind": "task"}, caller=ALICE, judge=AdviceJudge("2"),
+                             policy=ApproveEverything())
+    assert answer.status is Status.NEEDS_CLARIFICATION and answer.outcome.reason == "ambiguous"
+    first, second = answer.envelope["data"]["candidates"]
+    assert (first["uid"], first["suggested"], first["probability"]) == ("t2", True, None)
+    assert (second["uid"], second["suggested"], second["probability"]) == ("t1", False, None)
+    assert answer.claims.suggested_item_id == first["item_id"] and answer.claims.probabilities == ()
+    from resolver.mcp import elicitation
+
+    labels = [o["title"] for o in elicitation.requested_schema(answer.envelope)["properties"]["item_id"]["oneOf"]]
+    assert labels[:2] == ["Review portfolio slides (work, suggested)", "Draft portfolio outline (work)"]

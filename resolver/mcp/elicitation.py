@@ -15,6 +15,8 @@ NONE_OF_THESE = "none"
 
 def message(envelope: dict[str, Any]) -> str:
     prompt = envelope["data"]["questions"][0]["prompt"]
+    if any(w.get("code") == "occurrence_outside_range" for w in envelope.get("warnings", [])):
+        prompt += " No occurrence falls in the time named; the nearest is shown."
     return f"{prompt} Choose one, or \"None of these\"."
 
 

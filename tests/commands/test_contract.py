@@ -213,3 +213,18 @@ def test_command__messages_name_the_bad_value(memory):
     assert code == 2 and "not `file.json`" in err
     code, _, err = run_resolve("--text", "x", "--kind", "task", "--collection", "holidays")
     assert code == 2 and "holidays" in err and "work" in err
+
+
+def test_command__one_candidate_has_its_own_reason_and_wording(memory):
+    memory.items = memory.items[:1]
+    code, out, err = run_resolve("--text", "portfolio", "--kind", "task", "--json")
+    data = json.loads(out)["data"]
+    assert code == 3 and data["reason"] == "single_candidate"
+    assert data["questions"][0]["prompt"] == "Is this the item you mean?"
+
+
+def test_command__judge_off_is_said_plainly(memory):
+    code, out, _ = run_resolve("--text", "portfolio", "--kind", "task", "--json")
+    [warning] = json.loads(out)["warnings"]
+    assert warning == {"code": "judgment_unavailable", "message": "The judge is off; candidates are in search order.",
+                       "details": {"reason": "disabled"}}

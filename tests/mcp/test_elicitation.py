@@ -77,3 +77,14 @@ def test_requested_schema__is_a_spec_single_select_with_none_of_these():
 ])
 def test_chosen_item_id__only_an_offered_candidate_accepted(action, content, expected):
     assert elicitation.chosen_item_id(action, content, clarification(TASK, UNDATED)) == expected
+
+
+def test_message__says_when_the_nearest_occurrence_is_shown():
+    envelope = {**clarification(EVENT), "warnings": [{"code": "occurrence_outside_range", "message": "",
+                                                       "details": {"item_ids": ["itm_c"]}}]}
+    assert "No occurrence falls in the time named; the nearest is shown." in elicitation.message(envelope)
+    assert "nearest" not in elicitation.message(clarification(EVENT))
+
+
+def test_label__the_suggestion_is_marked():
+    assert elicitation.label({**TASK, "suggested": True, "probability": None}).endswith(", suggested)")

@@ -430,3 +430,42 @@ def test_clarify__the_next_occurrence_is_called_next(radicale_live, alice_client
     from tests.support.calendars import weekly_sync_start
 
     assert label == "Next occurrence" and datetime.fromisoformat(shown) == weekly_sync_start(0)
+
+
+def test_clarify__one_candidate_asks_yes_or_no(radicale_live, alice_client: Client):
+    location = _ask(alice_client, "sync", "work", kind="event")
+    html = alice_client.get(location).content.decode()
+    assert "<h1>Is this the event you mean?</h1>" in html
+    assert "One item could match your reference. Is this the item you mean?" in html
+    assert "Several items could match" not in html
+
+
+def test_clarify__no_occurrence_in_the_named_time_shows_the_nearest_and_says_so(radicale_live,
+                                                                               alice_client: Client):
+    """"sync on <a day without one>": the nearest occurrence, not silently the next one."""
+    from datetime import datetime, timedelta
+
+    from tests.support.calendars import weekly_sync_start
+
+    named = weekly_sync_start(3)
+    day_after = named + timedelta(days=1)
+    location = _ask(alice_client, f"sync on {_iso(day_after)}", "work", kind="event", time_zone="UTC")
+    html = alice_client.get(location).content.decode()
+    [(label, shown)] = _shown(html)
+    assert datetime.fromisoformat(shown) == named != weekly_sync_start(0)
+    assert "No occurrence falls in the time you named; this is the nearest." in html
+
+
+def test_clarify__advice_without_probabilities_is_marked_first_without_a_likelihood(radicale_live, alice,
+                                                                                     alice_client: Client):
+    first, second = _offsite_items()
+    outcome = Outcome(
+        request_id="req_advice", status=Status.NEEDS_CLARIFICATION, kind=Kind.TASK, method=Method.SEMANTIC,
+        candidates=(second, first), probabilities={}, suggested_item_id=second.item_id,
+        collection_ids=("personal", "work"), reason="ambiguous",
+    )
+    html = alice_client.get(page_path(outcome, alice.pk)).content.decode()
+    assert [value for value, _ in _radios(html)][0] == second.item_id
+    suggested = re.search(r'<li class="choice choice-suggested">.*?</li>', html, re.S).group(0)
+    assert second.item_id in suggested and "Suggested" in suggested
+    assert "Likelihood" not in html
