@@ -262,15 +262,8 @@ def _live_occurrences(item: Item) -> tuple[Occurrence, ...]:
         return item.occurrences
     # A single event whose calendar layer listed no occurrence: its own start.
     start = item.start
-    if item.kind is Kind.EVENT and isinstance(start, datetime):
+    if item.kind is Kind.EVENT and isinstance(start, datetime) and start.tzinfo is not None:
         return (Occurrence(start=start, end=start, recurrence_id=None),)
-    if item.kind is Kind.EVENT and isinstance(start, str) and start:
-        try:
-            parsed = datetime.fromisoformat(start)
-        except ValueError:
-            return ()
-        if parsed.tzinfo is not None:
-            return (Occurrence(start=parsed, end=parsed, recurrence_id=None),)
     return ()
 
 

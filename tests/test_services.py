@@ -30,9 +30,9 @@ def _weekly(first: datetime, count: int) -> tuple[Occurrence, ...]:
 
 OCCURRENCES = _weekly(START, 4)
 SERIES = make_item(collection_path="/demo/work/", uid="weekly", title="Weekly sync", etag='"e9"', kind=Kind.EVENT,
-                   start="2029-01-01T09:00:00+00:00", href="/demo/work/x-weekly.ics", occurrences=OCCURRENCES)
+                   start=datetime(2029, 1, 1, 9, tzinfo=timezone.utc), href="/demo/work/x-weekly.ics", occurrences=OCCURRENCES)
 OTHER = make_item(collection_path="/demo/personal/", uid="weekly-2", title="Weekly sync", etag='"e8"',
-                  kind=Kind.EVENT, start="2029-01-02T09:00:00+00:00", href="/demo/personal/weekly-2.ics",
+                  kind=Kind.EVENT, start=datetime(2029, 1, 2, 9, tzinfo=timezone.utc), href="/demo/personal/weekly-2.ics",
                   occurrences=_weekly(START + timedelta(days=1), 4))
 TASK = make_item(collection_path="/demo/work/", uid="t1", title="Draft portfolio outline", etag='"e1"',
                  kind=Kind.TASK, href="/demo/work/t1.ics")

@@ -15,7 +15,7 @@ from resolver.domain.items import Item, Kind, Occurrence
 def when_label(item: Item) -> tuple[str, str] | None:
     """("Due" or "Starts", a readable date) for the page, or None."""
     value = item.when
-    if not value:
+    if value is None:
         return None
     label = "Due" if item.kind is Kind.TASK else "Starts"
     return label, readable_date(value)
@@ -42,18 +42,16 @@ def card_when(candidate: LiveCandidate) -> tuple[str, str, str] | None:
     return found[0], found[1], value.isoformat() if isinstance(value, (date, datetime)) else str(value)
 
 
-def readable_date(value: Any) -> str:
-    """An ISO 8601 string, a datetime or a date -> `Tue 05 May 2026, 09:00 UTC` (or the date alone)."""
-    if isinstance(value, datetime):
-        parsed = value
-    elif isinstance(value, date):
-        return value.strftime("%a %d %b %Y")
-    else:
+def readable_date(value: date | datetime | str) -> str:
+    """A due, a start (typed) or an envelope's ISO 8601 -> `Tue 05 May 2026, 09:00 UTC` (or the date alone)."""
+    if isinstance(value, str):
         try:
-            parsed = datetime.fromisoformat(value)
-        except (TypeError, ValueError):
-            return str(value)
-        if "T" not in value:  # an all-day date
-            return parsed.strftime("%a %d %b %Y")
+            parsed: date = datetime.fromisoformat(value) if "T" in value else date.fromisoformat(value)
+        except ValueError:
+            return value
+    else:
+        parsed = value
+    if not isinstance(parsed, datetime):  # an all-day date
+        return parsed.strftime("%a %d %b %Y")
     zone = parsed.strftime(" %Z") if parsed.tzinfo is not None else ""
     return parsed.strftime("%a %d %b %Y, %H:%M") + zone

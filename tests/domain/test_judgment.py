@@ -1,12 +1,13 @@
 from __future__ import annotations
 
 import json
+from datetime import date, datetime, timezone
 from typing import Any
 
 import pytest
 
 from resolver.domain import judgment as jm
-from resolver.domain.items import Kind, make_item
+from resolver.domain.items import Kind, Occurrence, make_item
 from resolver.domain.judgment import (
     MAX_CANDIDATES,
     NO_MATCH,
@@ -139,7 +140,7 @@ def test_build_question__instructions_declare_the_number_range_and_data_only_sta
 def test_build_question__no_item_ids_uids_or_etags_anywhere() -> None:
     item = make_item(
         collection_path="/alice/office/", uid="uid-123@example.org", title="Weekly sync",
-        etag='"etag-abc"', kind=Kind.TASK, status="NEEDS-ACTION", due="2025-03-14",
+        etag='"etag-abc"', kind=Kind.TASK, status="NEEDS-ACTION", due=date(2025, 3, 14),
     )
     question = build_question(reference="weekly", kind="task", candidates=[facts_from_item(item)])
     wire = json.dumps(question.request_payload("jev-latest"))
@@ -150,9 +151,9 @@ def test_build_question__no_item_ids_uids_or_etags_anywhere() -> None:
 
 def test_facts_from_item__copies_what_the_model_may_see() -> None:
     item = make_item(collection_path="/alice/home/", uid="u", title="Dentist", etag="e",
-                     kind=Kind.EVENT, status="CONFIRMED", start="2025-05-01T08:00:00Z")
+                     kind=Kind.EVENT, status="CONFIRMED", start=datetime(2025, 5, 1, 8, tzinfo=timezone.utc))
     assert facts_from_item(item) == CandidateFacts(
-        title="Dentist", collection="home", status="CONFIRMED", due=None, start="2025-05-01T08:00:00Z"
+        title="Dentist", collection="home", status="CONFIRMED", due=None, start="2025-05-01T08:00:00+00:00"
     )
 
 
@@ -357,3 +358,37 @@ def test_decide__a_choice_that_disagrees_with_the_probabilities_never_resolves()
     decision = decide(judgment({"1": 0.9, "2": 0.05, NO_MATCH: 0.05}, choice="2"), RULE)
     assert decision.resolved_number is None
     assert decision.reason == "choice_disagrees"
+
+
+# -- issue 21: what the judge sees to disambiguate ------------------------------------------------------
+
+def test_build_question__state_carries_today_for_relative_words() -> None:
+    from datetime import date
+
+    question = build_question(reference="the one due Friday", kind="task", candidates=three_tasks(),
+                              today=date(2027, 1, 11))
+    assert question.state["today"] == "2027-01-11 Monday"
+    assert build_question(reference="x", kind="task", candidates=three_tasks()).state["today"] is None
+
+
+def test_facts_from_item__event_occurrence_start_end_and_series() -> None:
+    from datetime import datetime, timedelta, timezone
+
+    start = datetime(2027, 1, 21, 9, 30, tzinfo=timezone.utc)
+    occurrence = Occurrence(start=start, end=start + timedelta(minutes=15), recurrence_id=start.isoformat())
+    standup = make_item(collection_path="/u/work/", uid="s", title="Team standup", etag='"1"', kind=Kind.EVENT,
+                        start=start - timedelta(days=10), occurrences=(occurrence,))
+    question = build_question(reference="the standup on the 21st", kind="event",
+                              candidates=[facts_from_item(standup, occurrence)])
+    entry = question.state["candidates"][0]
+    assert entry["collection"] == "work"
+    assert entry["start"] == "2027-01-21T09:30:00+00:00"
+    assert entry["end"] == "2027-01-21T09:45:00+00:00"
+    assert entry["recurring"] is True
+    single = Occurrence(start=start, end=start + timedelta(hours=1), recurrence_id=None)
+    assert facts_from_item(standup, single).recurring is False
+
+
+def test_question_fingerprint__state_layout_2() -> None:
+    """The layout changed (today, end, recurring): thresholds approved for layout 1 must not apply."""
+    assert jm.STATE_LAYOUT_VERSION == 2
