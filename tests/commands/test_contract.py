@@ -130,7 +130,8 @@ def _series(**overrides):
     start = datetime(2030, 1, 14, 9, tzinfo=timezone.utc)
     occurrence = Occurrence(start=start, end=start + timedelta(hours=1), recurrence_id="2030-01-14T09:00:00+00:00")
     fields = dict(collection_path="/demo/work/", uid="weekly", title="Weekly sync", etag='"e9"', kind=Kind.EVENT,
-                  start="2029-01-07T09:00:00+00:00", href="/demo/work/weekly.ics", occurrences=(occurrence,))
+                  start=datetime(2029, 1, 7, 9, tzinfo=timezone.utc), href="/demo/work/weekly.ics",
+                  occurrences=(occurrence,))
     return make_item(**{**fields, **overrides})
 
 
