@@ -42,8 +42,10 @@ Result (structured content, an envelope):
   elicitation, the person has already been asked and declined to choose. Either way you
   MUST NOT pick a candidate yourself: show the candidates (title, collection, due/start)
   to the person, ask which one they mean, then call this tool again with the chosen
-  candidate's item_id as `text` (an exact match). With no candidates, ask the person to
-  rephrase or name the collection.
+  candidate's item_id as `text` (an exact match). For an event, the person chose the
+  candidate's `occurrence` (shown to them): act on that occurrence's recurrence_id, since
+  an exact item_id answers the series' next occurrence. With no candidates, ask the
+  person to rephrase or name the collection.
 - A tool error carries the error envelope: error.code is stable (invalid_request,
   collection_not_found, calendar_unavailable, internal_error); fix the input or report it.
 """
