@@ -334,7 +334,8 @@ def test_errors__unknown_collection_is_a_tool_error(mcp_env):
     assert result.is_error is True
     assert envelope["status"] == "error"
     assert envelope["error"]["code"] == "collection_not_found"
-    assert envelope["error"]["details"] == {"collection_ids": ["nope"]}
+    assert envelope["error"]["details"] == {"collection_ids": ["nope"], "known_collection_ids": ["bulk", "personal", "work"]}
+    assert envelope["error"]["message"] == "Unknown collection ID `nope`; known: bulk, personal, work."
 
 
 @pytest.mark.parametrize("arguments", [
