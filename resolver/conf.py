@@ -57,6 +57,8 @@ DEFAULTS: dict[str, Any] = {
     # API request bodies: a valid request is far smaller (500 characters of text,
     # 50 collection IDs), so anything bigger is refused before it is parsed.
     "MAX_BODY_BYTES": 65536,
+    # POST /v1/resolve per user, unless the project's REST_FRAMEWORK names a "resolve" rate.
+    "THROTTLE_RATE": "120/min",
     # Jev judgment
     "TYPESAFE_API_KEY": "",
     "TYPESAFE_BASE_URL": "",
