@@ -9,6 +9,11 @@
 | resolver.E005 | TIME_ZONE is not an IANA zone |
 | resolver.E006 | a limit that is not a positive integer, or MAX_CANDIDATES above 19 |
 | resolver.W001 | CALDAV_URL is empty while the CalDAV backend is in use |
+| resolver.E007 | an app the resolver needs is missing from INSTALLED_APPS |
+| resolver.E008 | a middleware the page and the API's session login need is missing from MIDDLEWARE |
+
+The app asks nothing else of the host project: no settings module, middleware,
+error handler or template of lifeproject's (README, "Add the resolver to your project").
 """
 from __future__ import annotations
 
@@ -26,10 +31,30 @@ _URL_SETTINGS = ("CALDAV_URL", "TYPESAFE_BASE_URL", "SITE_URL")
 _LIMITS = ("MAX_TEXT_LENGTH", "MAX_COLLECTION_IDS", "MAX_CANDIDATES", "MAX_BODY_BYTES")
 
 
+# What the host project must have; everything else the app sets on its own views.
+REQUIRED_APPS = (
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "rest_framework",
+    "rest_framework.authtoken",
+)
+REQUIRED_MIDDLEWARE = (
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+)
+
+
+def is_development_key(secret_key: str) -> bool:
+    """The project's declared development key (DEV_SECRET_KEY), or one `startproject` generated."""
+    dev_key = getattr(settings, "DEV_SECRET_KEY", None)
+    return bool(dev_key and secret_key == dev_key) or secret_key.startswith("django-insecure-")
+
+
 @checks.register(checks.Tags.security, deploy=False)
 def check_secret_key(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
-    dev_key = getattr(settings, "DEV_SECRET_KEY", None)
-    if not settings.DEBUG and dev_key and settings.SECRET_KEY == dev_key:
+    if not settings.DEBUG and is_development_key(str(settings.SECRET_KEY)):
         return [
             checks.Error(
                 "SECRET_KEY is the development default while DEBUG is off.",
@@ -38,6 +63,27 @@ def check_secret_key(app_configs: Any = None, **kwargs: Any) -> list[checks.Chec
             )
         ]
     return []
+
+
+@checks.register()
+def check_host_project(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """The few things the app needs from the project that installs it, each named."""
+    from django.apps import apps
+
+    problems = [
+        checks.Error(f"INSTALLED_APPS lacks {name!r}, which the resolver needs.",
+                     hint=f"Add {name!r} to INSTALLED_APPS (README: Add the resolver to your project).",
+                     id="resolver.E007")
+        for name in REQUIRED_APPS if not apps.is_installed(name)
+    ]
+    middleware = list(getattr(settings, "MIDDLEWARE", None) or ())
+    problems += [
+        checks.Error(f"MIDDLEWARE lacks {name!r}, which the resolver's page and session login need.",
+                     hint=f"Add {name!r} to MIDDLEWARE, as django-admin startproject does.",
+                     id="resolver.E008")
+        for name in REQUIRED_MIDDLEWARE if name not in middleware
+    ]
+    return problems
 
 
 @checks.register()

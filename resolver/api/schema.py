@@ -533,6 +533,16 @@ _RESOLVE_ERRORS = (400, *_COMMON_ERRORS, 415, 429, 503)
 _COLLECTIONS_ERRORS = (*_COMMON_ERRORS, 503)
 
 
+def _spectacular(func: F) -> F:
+    """Have extend_schema build on drf-spectacular's AutoSchema, not the project's DEFAULT_SCHEMA_CLASS.
+
+    Without this, in a project whose REST_FRAMEWORK names no schema class, the
+    decorated method would get DRF's own AutoSchema and the document a 500.
+    """
+    func.schema = AutoSchema  # type: ignore[attr-defined]
+    return func
+
+
 def resolve_schema(func: F) -> F:
     return extend_schema(
         operation_id="resolve",
@@ -551,7 +561,7 @@ def resolve_schema(func: F) -> F:
         parameters=response_headers(_RESOLVE_ERRORS),
         examples=[REQUEST_EXAMPLE, RESOLVED_EXAMPLE, RESOLVED_EVENT_EXAMPLE, *CLARIFICATION_EXAMPLES],
         tags=["resolver"],
-    )(func)
+    )(_spectacular(func))
 
 
 def collections_schema(func: F) -> F:
@@ -565,7 +575,7 @@ def collections_schema(func: F) -> F:
         parameters=response_headers(_COLLECTIONS_ERRORS),
         examples=[COLLECTIONS_EXAMPLE],
         tags=["resolver"],
-    )(func)
+    )(_spectacular(func))
 
 
 class ResolveInputExtension(OpenApiSerializerExtension):
@@ -615,5 +625,6 @@ class SchemaApi(SpectacularAPIView):
         parameters=response_headers(_COMMON_ERRORS),
         tags=["meta"],
     )
+    @_spectacular
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
