@@ -11,6 +11,7 @@
 | resolver.W001 | CALDAV_URL is empty while the CalDAV backend is in use |
 | resolver.E007 | an app the resolver needs is missing from INSTALLED_APPS |
 | resolver.E008 | a middleware the page and the API's session login need is missing from MIDDLEWARE |
+| resolver.E009 | per-user accounts (their passwords encrypted with SECRET_KEY) with a development SECRET_KEY |
 
 The app asks nothing else of the host project: no settings module, middleware,
 error handler or template of lifeproject's (README, "Add the resolver to your project").
@@ -84,6 +85,22 @@ def check_host_project(app_configs: Any = None, **kwargs: Any) -> list[checks.Ch
         for name in REQUIRED_MIDDLEWARE if name not in middleware
     ]
     return problems
+
+
+@checks.register(checks.Tags.security)
+def check_account_key(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """People's CalDAV passwords are encrypted with a key derived from SECRET_KEY (resolver/sealing.py)."""
+    if resolver_settings.ACCOUNT_BACKEND != "resolver.accounts.PerUserAccounts":
+        return []
+    key = str(getattr(settings, "SECRET_KEY", "") or "")
+    if is_development_key(key) or len(key) < 50 or len(set(key)) < 5:
+        return [checks.Error(
+            "RESOLVER['ACCOUNT_BACKEND'] is PerUserAccounts, which encrypts people's CalDAV passwords with a key "
+            "derived from SECRET_KEY, and SECRET_KEY is a development or weak key.",
+            hint="Set SECRET_KEY to a long random value kept secret (at least 50 characters); "
+                 "rotate through SECRET_KEY_FALLBACKS and `manage.py calendar_accounts rotate`.",
+            id="resolver.E009")]
+    return []
 
 
 @checks.register()
