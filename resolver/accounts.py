@@ -26,6 +26,7 @@ import hashlib
 import ipaddress
 import socket
 from dataclasses import dataclass, field
+from datetime import tzinfo
 from typing import TYPE_CHECKING, Any, Iterable, Protocol, Sequence
 from urllib.parse import urlsplit
 
@@ -143,8 +144,7 @@ class AccountsCalendar:
                       for c in source.collections()]
         return found
 
-    def fetch(self, *, kind: Kind, collection_ids: Sequence[str] | None,
-              time_zone: str | None = None) -> FetchResult:
+    def fetch(self, *, kind: Kind, collection_ids: Sequence[str] | None, time_zone: tzinfo) -> FetchResult:
         from resolver.calendars.base import FetchResult
 
         wanted: dict[str, list[str] | None]

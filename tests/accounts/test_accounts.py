@@ -4,6 +4,7 @@ from __future__ import annotations
 import http.server
 import socket
 import threading
+from datetime import timezone
 from typing import Iterator
 
 import pytest
@@ -14,6 +15,7 @@ from resolver.domain.errors import AccountRejected, CollectionNotFound, NoCalend
 from resolver.domain.items import Item, Kind, derive_item_id
 
 pytestmark = pytest.mark.django_db
+UTC = timezone.utc
 
 
 def _task(uid: str, title: str, collection: str = "work") -> Item:
@@ -26,19 +28,20 @@ def test_accounts_calendar__namespaces_collections_and_items():
     same = _task("report", "Quarterly report")
     calendar = accounts.AccountsCalendar([("home", MemoryCalendar([same])), ("work", MemoryCalendar([same]))])
     assert [c.collection_id for c in calendar.collections()] == ["home/work", "work/work"]
-    result = calendar.fetch(kind=Kind.TASK, collection_ids=None)
+    result = calendar.fetch(kind=Kind.TASK, collection_ids=None, time_zone=UTC)
     assert [i.collection_id for i in result.items] == ["home/work", "work/work"]
     assert len({i.item_id for i in result.items}) == 2 and same.item_id not in {i.item_id for i in result.items}
     assert result.collections_searched == ("home/work", "work/work")
-    only_work = calendar.fetch(kind=Kind.TASK, collection_ids=["work/work"])
+    only_work = calendar.fetch(kind=Kind.TASK, collection_ids=["work/work"], time_zone=UTC)
     assert [i.collection_id for i in only_work.items] == ["work/work"]
 
 
 def test_accounts_calendar__ids_do_not_move_when_an_account_is_added():
     item = _task("report", "Quarterly report")
-    alone = accounts.AccountsCalendar([("home", MemoryCalendar([item]))]).fetch(kind=Kind.TASK, collection_ids=None)
+    alone = accounts.AccountsCalendar([("home", MemoryCalendar([item]))]).fetch(
+        kind=Kind.TASK, collection_ids=None, time_zone=UTC)
     both = accounts.AccountsCalendar([("home", MemoryCalendar([item])), ("a-first", MemoryCalendar([]))]).fetch(
-        kind=Kind.TASK, collection_ids=None)
+        kind=Kind.TASK, collection_ids=None, time_zone=UTC)
     assert alone.items[0].item_id == both.items[0].item_id
     assert alone.items[0].collection_id == both.items[0].collection_id == "home/work"
 
@@ -47,7 +50,7 @@ def test_accounts_calendar__ids_do_not_move_when_an_account_is_added():
 def test_accounts_calendar__unknown_collection_is_named_as_given(wanted):
     calendar = accounts.AccountsCalendar([("home", MemoryCalendar([_task("r", "R")]))])
     with pytest.raises(CollectionNotFound) as caught:
-        calendar.fetch(kind=Kind.TASK, collection_ids=wanted)
+        calendar.fetch(kind=Kind.TASK, collection_ids=wanted, time_zone=UTC)
     assert caught.value.details["collection_ids"] == wanted
 
 
@@ -80,8 +83,8 @@ def test_per_user__each_reads_only_their_own_accounts(people):
     bob = accounts.calendar_for(people.bob)
     assert sorted(c.collection_id for c in alice.collections()) == ["home/personal", "home/work"]
     assert sorted(c.collection_id for c in bob.collections()) == ["home/personal", "home/work", "work/work"]
-    alice_uids = {i.uid for i in alice.fetch(kind=Kind.TASK, collection_ids=None).items}
-    bob_items = bob.fetch(kind=Kind.TASK, collection_ids=None).items
+    alice_uids = {i.uid for i in alice.fetch(kind=Kind.TASK, collection_ids=None, time_zone=UTC).items}
+    bob_items = bob.fetch(kind=Kind.TASK, collection_ids=None, time_zone=UTC).items
     assert alice_uids == {"alice-report", "alice-secret"}
     assert sorted(i.uid for i in bob_items) == ["bob-only", "bob-report", "bob-report", "bob-server-b"]
     assert len({i.item_id for i in bob_items}) == 4
