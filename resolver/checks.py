@@ -15,6 +15,11 @@
 
 The app asks nothing else of the host project: no settings module, middleware,
 error handler or template of lifeproject's (README, "Add the resolver to your project").
+
+Every check here carries the tag `resolver` (TAG): `manage.py resolve` runs
+these alone, not the URL, admin and model checks, which would import every
+view (and with them DRF and the schema generator) on each call of a
+command that starts a fresh process every time.
 """
 from __future__ import annotations
 
@@ -28,8 +33,9 @@ from django.core import checks
 from resolver.conf import DEFAULTS, IMPORT_STRINGS, import_setting, resolver_settings, user_settings
 from resolver.domain.judgment import MAX_CANDIDATES
 
+TAG = "resolver"
 _URL_SETTINGS = ("CALDAV_URL", "TYPESAFE_BASE_URL", "SITE_URL")
-_LIMITS = ("MAX_TEXT_LENGTH", "MAX_COLLECTION_IDS", "MAX_CANDIDATES", "MAX_BODY_BYTES")
+_LIMITS = ("MAX_TEXT_LENGTH", "MAX_COLLECTION_IDS", "MAX_CANDIDATES", "MAX_BODY_BYTES", "MAX_RESPONSE_BYTES")
 
 
 # What the host project must have; everything else the app sets on its own views.
@@ -53,7 +59,7 @@ def is_development_key(secret_key: str) -> bool:
     return bool(dev_key and secret_key == dev_key) or secret_key.startswith("django-insecure-")
 
 
-@checks.register(checks.Tags.security, deploy=False)
+@checks.register(checks.Tags.security, TAG, deploy=False)
 def check_secret_key(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
     if not settings.DEBUG and is_development_key(str(settings.SECRET_KEY)):
         return [
@@ -66,7 +72,7 @@ def check_secret_key(app_configs: Any = None, **kwargs: Any) -> list[checks.Chec
     return []
 
 
-@checks.register()
+@checks.register(TAG)
 def check_host_project(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
     """The few things the app needs from the project that installs it, each named."""
     from django.apps import apps
@@ -87,7 +93,7 @@ def check_host_project(app_configs: Any = None, **kwargs: Any) -> list[checks.Ch
     return problems
 
 
-@checks.register(checks.Tags.security)
+@checks.register(checks.Tags.security, TAG)
 def check_account_key(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
     """People's CalDAV passwords are encrypted with a key derived from SECRET_KEY (resolver/sealing.py)."""
     if resolver_settings.ACCOUNT_BACKEND != "resolver.accounts.PerUserAccounts":
@@ -103,7 +109,7 @@ def check_account_key(app_configs: Any = None, **kwargs: Any) -> list[checks.Che
     return []
 
 
-@checks.register()
+@checks.register(TAG)
 def check_resolver_settings(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
     return [*_unknown_keys(), *_backends(), *_urls(), *_time_zone(), *_limits(), *_caldav_url_set()]
 
