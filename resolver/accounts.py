@@ -25,6 +25,8 @@ import dataclasses
 import hashlib
 import ipaddress
 import socket
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import tzinfo
 from typing import TYPE_CHECKING, Any, Iterable, Protocol, Sequence
@@ -115,7 +117,9 @@ class PerUserAccounts:
         rows = list(CalendarAccount.objects.filter(user=user).order_by("slug"))
         if not rows:
             raise NoCalendarAccount()
-        return AccountsCalendar([(row.slug, source_for(row.as_account())) for row in rows])
+        registry = namespaces()
+        return AccountsCalendar([(row.slug, source_for(row.as_account())) for row in rows],
+                                namespacers={row.slug: registry.get(row.pk, row.slug) for row in rows})
 
 
 # --- several accounts as one calendar source ------------------------------------
@@ -125,11 +129,95 @@ def namespaced_item_id(slug: str, item_id: str) -> str:
     return "itm_" + hashlib.sha256(f"{slug}\x00{item_id}".encode("utf-8")).hexdigest()[:32]
 
 
+class Namespacer:
+    """One connected account's items with namespaced IDs, reused while its reader hands back
+    the same Item objects (an unchanged resource): rebuilding a thousand frozen items costs
+    more than the rest of a warm resolution. Per kind, it keeps what the last read returned;
+    the source item is kept with its copy, so identity cannot be confused by a reused id()."""
+
+    def __init__(self, slug: str) -> None:
+        self.slug = slug
+        self._last: dict[Kind, dict[int, tuple[Item, Item]]] = {}
+        self._lock = threading.Lock()
+
+    def items(self, kind: Kind, source: Sequence[Item]) -> list[Item]:
+        with self._lock:
+            known = self._last.get(kind, {})
+        prefix = self.slug + SEPARATOR
+        fresh: dict[int, tuple[Item, Item]] = {}
+        out: list[Item] = []
+        for item in source:
+            pair = known.get(id(item))
+            if pair is None or pair[0] is not item:
+                pair = (item, dataclasses.replace(item, collection_id=prefix + item.collection_id,
+                                                  item_id=namespaced_item_id(self.slug, item.item_id)))
+            fresh[id(item)] = pair
+            out.append(pair[1])
+        with self._lock:
+            self._last[kind] = fresh
+        return out
+
+    def __len__(self) -> int:
+        with self._lock:
+            return sum(len(m) for m in self._last.values())
+
+
+class NamespaceRegistry:
+    """One Namespacer per connected account (its row), created on first use, least recently used
+    dropped beyond `max_accounts` (the reader registry's shape, resolver/calendars/caldav/reader.py)."""
+
+    def __init__(self, *, max_accounts: int = 1000) -> None:
+        self._by_account: OrderedDict[tuple[Any, str], Namespacer] = OrderedDict()
+        self._lock = threading.Lock()
+        self._max = max_accounts
+
+    def get(self, account_id: Any, slug: str) -> Namespacer:
+        key = (account_id, slug)
+        with self._lock:
+            namespacer = self._by_account.get(key)
+            if namespacer is None:
+                namespacer = self._by_account[key] = Namespacer(slug)
+                while len(self._by_account) > self._max:
+                    self._by_account.popitem(last=False)
+            else:
+                self._by_account.move_to_end(key)
+            return namespacer
+
+    def drop(self, account_id: Any) -> None:
+        with self._lock:
+            for key in [k for k in self._by_account if k[0] == account_id]:
+                del self._by_account[key]
+
+    def clear(self) -> None:
+        with self._lock:
+            self._by_account.clear()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._by_account)
+
+
+_namespaces = NamespaceRegistry()
+
+
+def namespaces() -> NamespaceRegistry:
+    return _namespaces
+
+
+def use_namespaces(registry: NamespaceRegistry) -> NamespaceRegistry:
+    """Make `registry` the process's and return the one it replaces (tests, benchmarks)."""
+    global _namespaces
+    previous, _namespaces = _namespaces, registry
+    return previous
+
+
 class AccountsCalendar:
     """One person's accounts as one CalendarSource, every collection and item ID namespaced by account."""
 
-    def __init__(self, sources: Sequence[tuple[str, CalendarSource]]) -> None:
+    def __init__(self, sources: Sequence[tuple[str, CalendarSource]], *,
+                 namespacers: dict[str, Namespacer] | None = None) -> None:
         self._sources = dict(sources)
+        self._namespacers = namespacers or {}
 
     def _split(self, collection_id: str) -> tuple[str, str] | None:
         slug, sep, own = collection_id.partition(SEPARATOR)
@@ -175,9 +263,7 @@ class AccountsCalendar:
                 ids = err.details.get("collection_ids") or own_ids or []
                 raise CollectionNotFound(details={"collection_ids": [f"{slug}{SEPARATOR}{c}" for c in ids]}) from None
             prefix = slug + SEPARATOR
-            items += [dataclasses.replace(item, collection_id=prefix + item.collection_id,
-                                          item_id=namespaced_item_id(slug, item.item_id))
-                      for item in result.items]
+            items += (self._namespacers.get(slug) or Namespacer(slug)).items(kind, result.items)
             skipped += result.skipped
             searched += [prefix + c for c in result.collections_searched]
             filter_skipped += [prefix + c for c in result.server_filter_skipped]
@@ -301,8 +387,24 @@ def remove_account(*, user: Any, account_id: Any) -> bool:
         pk = int(account_id)
     except (TypeError, ValueError):
         return False
-    deleted, _ = CalendarAccount.objects.filter(user=user, pk=pk).delete()
-    return deleted > 0
+    row = CalendarAccount.objects.filter(user=user, pk=pk).first()
+    if row is None:
+        return False
+    forget(row)
+    row.delete()
+    return True
+
+
+def forget(row: CalendarAccount) -> None:
+    """Drop what the process remembers of a removed account: its namespaced items and its reader."""
+    namespaces().drop(row.pk)
+    try:
+        from resolver.calendars.caldav import CalDAVAccount, readers
+
+        account = row.as_account()
+        readers().drop(CalDAVAccount(url=account.url, username=account.username, password=account.password))
+    except Exception:  # noqa: BLE001 - an unreadable password: nothing was ever read for it
+        pass
 
 
 def collections_of(account: CalendarAccount) -> list[Collection]:

@@ -125,3 +125,13 @@ def people(per_user: Household, django_user_model) -> People:
     accounts.add_account(user=users["bob"], url=url, username=username, password=password, label="Work")
     tokens = {name: Token.objects.create(user=user).key for name, user in users.items()}
     return People(alice=users["alice"], bob=users["bob"], carol=users["carol"], tokens=tokens)
+
+
+@pytest.fixture(autouse=True)
+def fresh_namespaces() -> Iterator[None]:
+    """Each test starts like a new process: no namespaced items remembered."""
+    from resolver.accounts import NamespaceRegistry, use_namespaces
+
+    previous = use_namespaces(NamespaceRegistry())
+    yield
+    use_namespaces(previous)

@@ -1,6 +1,7 @@
 """resolver/accounts.py: whose calendar a request reads, connecting accounts, collection IDs."""
 from __future__ import annotations
 
+import dataclasses
 import http.server
 import socket
 import threading
@@ -190,3 +191,27 @@ def plain_http_server() -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_namespacer__reuses_copies_while_the_reader_hands_back_the_same_items():
+    first, second = _task("a", "A"), _task("b", "B")
+    namespacer = accounts.Namespacer("home")
+    once = namespacer.items(Kind.TASK, [first, second])
+    again = namespacer.items(Kind.TASK, [first, second])
+    assert [a is b for a, b in zip(once, again)] == [True, True]
+    changed = dataclasses.replace(second, etag='"2"')
+    after = namespacer.items(Kind.TASK, [first, changed])
+    assert after[0] is once[0] and after[1] is not once[1] and after[1].etag == '"2"'
+    assert after[1].item_id == once[1].item_id and after[1].collection_id == "home/work"
+
+
+def test_namespace_registry__one_per_connected_account():
+    registry = accounts.NamespaceRegistry(max_accounts=2)
+    alice_home, bob_home = registry.get(1, "home"), registry.get(2, "home")
+    assert alice_home is not bob_home and registry.get(1, "home") is alice_home
+    item = _task("a", "A")
+    assert alice_home.items(Kind.TASK, [item])[0] is not bob_home.items(Kind.TASK, [item])[0]
+    registry.get(3, "work")
+    assert len(registry) == 2 and registry.get(1, "home") is alice_home  # 2 was least recently used
+    registry.drop(1)
+    assert registry.get(1, "home") is not alice_home
