@@ -54,6 +54,12 @@ def test_page__remove_own_and_not_anothers(people):
     assert removed.status_code == 303 and not CalendarAccount.objects.filter(pk=alice_account.pk).exists()
 
 
+def test_page__linked_from_every_page_when_on(people, settings):
+    assert 'href="/resolve/accounts/">Your calendar accounts' in _client(people.alice).get("/resolve/").content.decode()
+    settings.RESOLVER = {k: v for k, v in settings.RESOLVER.items() if k != "ACCOUNT_BACKEND"}
+    assert "Your calendar accounts" not in _client(people.alice).get("/resolve/").content.decode()
+
+
 def test_page__lists_only_ones_own(people):
     page = _client(people.alice).get(PAGE).content.decode()
     assert "home/work" in page and "work/work" not in page and "bob" not in page
