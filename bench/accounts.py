@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
         from passlib.hash import sha512_crypt
 
         from lifeproject import embedded_radicale
-        from resolver import accounts
+        from resolver import accounts, services  # noqa: F401 - imported before the long seeding
         from resolver.calendars.caldav import readers
         from resolver.conf import resolver_settings
         from resolver.domain.pipeline import Status
