@@ -206,3 +206,22 @@ def test_command__user_needs_no_site_url_with_per_user_accounts(people, settings
     settings.RESOLVER = {k: v for k, v in settings.RESOLVER.items() if k != "SITE_URL"}
     code, bob = _command("--user", "bob", "--text", "Quarterly report", "--kind", "task")
     assert code == 3 and _uids(bob) == {"bob-report"} and bob["data"].get("clarification_url") is None
+
+
+def test_logs__never_carry_an_app_password(people, household, caplog, django_user_model):
+    """Connecting (also with a wrong password), resolving and listing, logged at DEBUG: no password anywhere."""
+    import logging
+
+    from resolver import accounts
+    from resolver.domain.errors import AccountRejected
+
+    caplog.set_level(logging.DEBUG)
+    url, username, password = household.bob_b
+    with pytest.raises(AccountRejected):
+        accounts.add_account(user=people.carol, url=url, username=username, password="carols wrong guess")
+    accounts.add_account(user=people.carol, url=url, username=username, password=password)
+    _resolve(people.tokens["carol"], "Quarterly report")
+    _api(people.tokens["bob"]).get("/v1/collections")
+    text = caplog.text + repr([r.__dict__ for r in caplog.records])
+    for secret in (password, "carols wrong guess", household.bob_a[2], household.alice[2]):
+        assert secret not in text
