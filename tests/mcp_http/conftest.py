@@ -19,14 +19,19 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Iterator
+from typing import IO, Any, Awaitable, Callable, Iterator
 
+import anyio
+import mcp_types as types
 import pytest
 import requests
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
 
 from lifeproject.embedded_radicale import free_port
 from lifeproject.seeding import seed
 from tests.conftest import RunningRadicale, start_radicale
+from tests.mcp_http import oauth_flow
 from tests.support.calendars import scenario_collections
 
 REPO = Path(__file__).resolve().parents[2]
@@ -173,6 +178,8 @@ def deployment() -> Iterator[Deployment]:
             "TYPESAFE_BASE_URL": "",
             "RESOLVER_JUDGE": "off",
             "RESOLVER_THROTTLE_RATE": "100000/min",
+            # Long enough to outlast the package's tests; expiry is tested with minted tokens.
+            "MCP_ACCESS_TOKEN_SECONDS": "3600",
         })
         subprocess.run([sys.executable, "manage.py", "migrate", "--no-input"], cwd=REPO, env=env, check=True,
                        stdout=subprocess.DEVNULL, timeout=300)
@@ -201,3 +208,78 @@ Application.objects.create(name="Test agent", client_id={CLIENT_ID!r}, client_ty
         yield Site(deployment=deployment, server=server, callback_port=callback_port)
     finally:
         server.stop()
+
+
+@dataclass
+class SignedIn:
+    """A person signed in through the real flow: the client's token store, and what they saw."""
+
+    site: Site
+    person: oauth_flow.Person
+    storage: oauth_flow.MemoryStorage
+    discovered: Any = None  # the first provider's context: the metadata a client keeps between connections
+
+    @property
+    def access_token(self) -> str:
+        assert self.storage.tokens is not None
+        return self.storage.tokens.access_token
+
+    def provider(self) -> Any:
+        auth, _, _ = oauth_flow.provider(self.site.mcp_url, client_id=CLIENT_ID, redirect_uri=self.site.redirect_uri,
+                                         person=self.person, storage=self.storage)
+        if self.discovered is not None:
+            for name in ("protected_resource_metadata", "oauth_metadata", "auth_server_url"):
+                setattr(auth.context, name, getattr(self.discovered, name))
+        return auth
+
+    def run(self, scenario: Callable[[Client], Awaitable[Any]], *, mode: str = "auto",
+            elicitation: Callable[..., Awaitable[Any]] | None = None) -> Any:
+        """Connect the SDK's client over Streamable HTTP with the OAuth provider, run `scenario(client)`."""
+        auth = self.provider()
+
+        async def main() -> Any:
+            async with oauth_flow.http_client(auth) as http:
+                async with Client(streamable_http_client(self.site.mcp_url, http_client=http), mode=mode,
+                                  elicitation_callback=elicitation, read_timeout_seconds=60) as client:
+                    return await scenario(client)
+
+        return anyio.run(main)
+
+    def call(self, arguments: dict[str, Any], *, tool: str = "resolve_reference", **kwargs: Any) -> types.CallToolResult:
+        async def scenario(client: Client) -> types.CallToolResult:
+            return await client.call_tool(tool, arguments)
+
+        return self.run(scenario, **kwargs)
+
+
+def sign_in(site: Site, username: str, *, allow: bool = True) -> tuple[SignedIn, oauth_flow.BrowserSignIn, Any]:
+    """The whole flow from a first, tokenless request: returns the session, the browser, and the first result."""
+    person = oauth_flow.Person(username, USERS[username], allow=allow)
+    auth, storage, browser = oauth_flow.provider(site.mcp_url, client_id=CLIENT_ID, redirect_uri=site.redirect_uri,
+                                                 person=person)
+
+    async def main() -> Any:
+        async with oauth_flow.http_client(auth) as http:
+            async with Client(streamable_http_client(site.mcp_url, http_client=http), mode="auto",
+                              read_timeout_seconds=60) as client:
+                return await client.call_tool("resolve_reference", {"text": "Draft portfolio outline", "kind": "task"})
+
+    first = anyio.run(main)
+    return SignedIn(site=site, person=person, storage=storage, discovered=auth.context), browser, first
+
+
+def need_chromium() -> None:
+    """As tests/browser: a missing Chromium skips locally and fails under CI."""
+    if os.path.exists(oauth_flow.CHROMIUM):
+        return
+    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+        pytest.fail(f"{oauth_flow.CHROMIUM} is missing; browser tests must run under CI.")
+    pytest.skip(f"{oauth_flow.CHROMIUM} is missing (install Debian's chromium).")
+
+
+@pytest.fixture(scope="package")
+def alice(site: Site) -> tuple[SignedIn, Any]:
+    """Alice, signed in once for the package through login and consent in Chromium; and her first result."""
+    need_chromium()
+    session, _, first = sign_in(site, "alice")
+    return session, first
