@@ -140,7 +140,7 @@ def run_project(refs: list[dict[str, Any]], calendar: Any, meta: retrieval.Meta)
     judge, policy = DisabledJudge(), NoThresholds()
     out = []
     for ref in refs:
-        request = ResolveRequest(text=ref["text"], kind=Kind(ref["kind"]), time_zone=meta.time_zone)
+        request = ResolveRequest(text=ref["text"], kind=Kind(ref["kind"]), time_zone=meta.zone)
         started = time.perf_counter()
         outcome = resolve(request=request, calendar=calendar, judge=judge, policy=policy,
                           request_id=f"bench-{ref['id']}", now=meta.now)
@@ -313,7 +313,7 @@ def main(argv: list[str] | None = None) -> int:
             from resolver.domain.items import Kind
 
             live_uids = {kind: {i.uid for i in calendar.fetch(kind=Kind(kind), collection_ids=None,
-                                                              time_zone=meta.time_zone).items}
+                                                              time_zone=meta.zone).items}
                          for kind in ("task", "event")}
             mismatch = {kind: sorted(live_uids[kind] ^ {i.uid for i in by_kind[kind]}) for kind in by_kind}
             live_note = {kind: len(v) for kind, v in mismatch.items()}

@@ -125,19 +125,19 @@ def make_floor(server: BenchRadicale, kind: str) -> Callable[[], int]:
 # -- counting real round trips ------------------------------------------------
 
 class RoundTrips:
-    """Counts the HTTP requests the caldav client sends (to cross-check FetchResult.requests)."""
+    """Counts the HTTP requests the reader's client sends (to cross-check FetchResult.requests)."""
 
     def __init__(self) -> None:
-        import caldav
+        from resolver.calendars.caldav import http
 
         self.count = 0
-        original = caldav.DAVClient.request
+        original = http.Transport._send
 
-        def counting(client: Any, *args: Any, **kwargs: Any) -> Any:
+        def counting(transport: Any, *args: Any, **kwargs: Any) -> Any:
             self.count += 1
-            return original(client, *args, **kwargs)
+            return original(transport, *args, **kwargs)
 
-        caldav.DAVClient.request = counting  # type: ignore[method-assign]
+        http.Transport._send = counting  # type: ignore[method-assign]
 
 
 # -- one size -----------------------------------------------------------------
@@ -389,15 +389,12 @@ def make_plain_read(server: BenchRadicale, kind: str) -> Callable[[], int]:
 
 
 def forget_process_state() -> None:
-    """What a fresh process starts with: no memo, no sync tokens, no client session, no remembered home."""
-    from resolver.calendars import caldav, memo
+    """What a fresh process starts with: a new registry of readers (no memo, sync tokens, sessions or home)."""
+    from resolver.calendars.caldav import ReaderRegistry, use_registry
     from resolver.domain import matching
 
-    memo.reset()
+    use_registry(ReaderRegistry()).clear()
     matching.clear_indexes()
-    for name in ("clients", "homes"):
-        if hasattr(caldav._local, name):
-            delattr(caldav._local, name)
 
 
 class Churner:
@@ -442,7 +439,7 @@ def bench_incremental(server: BenchRadicale, *, repeat: int) -> dict[str, Any]:
     from django.test import override_settings
 
     from resolver import services
-    from resolver.calendars import memo
+    from resolver.calendars.caldav import readers
     from resolver.domain.items import Kind
 
     result: dict[str, Any] = {}
@@ -498,7 +495,7 @@ def bench_incremental(server: BenchRadicale, *, repeat: int) -> dict[str, Any]:
         gc.collect()
         held = tracemalloc.get_traced_memory()[0] - before
         tracemalloc.stop()
-        entries = len(memo.MEMO)
+        entries = len(readers().facts_budget)
         result["memory"] = {"memoised_resources": entries, "held_mib": round(held / 2**20, 2),
                             "mib_per_10000": round(held / 2**20 / entries * 10_000, 2) if entries else None}
     return result

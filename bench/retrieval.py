@@ -103,6 +103,7 @@ def occurrences(item: dict[str, Any], meta: Meta, *, limit: int) -> list[tuple[d
 def memory_items(items: list[dict[str, Any]], meta: Meta) -> list[Any]:
     """`resolver.domain.items.Item`s for a MemoryCalendar (collection paths as it lists them)."""
     from resolver.domain.items import MAX_OCCURRENCES_PER_ITEM, Kind, Occurrence, make_item
+    from resolver.domain.times import when_from_iso
 
     built = []
     for raw in items:
@@ -113,13 +114,13 @@ def memory_items(items: list[dict[str, Any]], meta: Meta) -> list[Any]:
                       status="NEEDS-ACTION" if kind is Kind.TASK else None,
                       href=f"{path}{raw['uid']}.ics")
         if kind is Kind.TASK:
-            built.append(make_item(**common, due=raw.get("due")))
+            built.append(make_item(**common, due=when_from_iso(raw.get("due"))))
             continue
         spans = occurrences(raw, meta, limit=MAX_OCCURRENCES_PER_ITEM)
         if not spans:
             raise ValueError(f"event {raw['uid']} has no occurrence in the horizon")
         occ = tuple(Occurrence(start=s, end=e, recurrence_id=rid) for s, e, rid in spans)
-        built.append(make_item(**common, start=occ[0].start.isoformat(), occurrences=occ))
+        built.append(make_item(**common, start=occ[0].start, occurrences=occ))
     return built
 
 

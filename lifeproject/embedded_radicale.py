@@ -40,6 +40,10 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+# Connections the embedded Radicale serves at once (docs/performance.md).
+MAX_CONNECTIONS = 32
+
+
 def write_config(root: Path, *, port: int, username: str, password: str) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     htpasswd = root / "users"
@@ -54,6 +58,13 @@ def write_config(root: Path, *, port: int, username: str, password: str) -> Path
                 "[server]",
                 f"hosts = 127.0.0.1:{port}",
                 "delay_on_error = 0",
+                # Radicale serves max_connections at once (default 8) and leaves
+                # about 6 more waiting in its listen backlog; the 15th concurrent
+                # connection is not even accepted by the kernel (its SYN is dropped
+                # and retried a second later), so 20 concurrent resolutions met
+                # timeouts. The demo's web, MCP and command doors together stay
+                # well under this (README, "Concurrent requests to the embedded Radicale").
+                f"max_connections = {MAX_CONNECTIONS}",
                 "[auth]",
                 "type = htpasswd",
                 f"htpasswd_filename = {htpasswd}",

@@ -37,6 +37,9 @@ DEFAULTS: dict[str, Any] = {
     "CALDAV_SYNC": "auto",
     # Resources the process-wide parse memo holds; 0 turns it off (every read is full).
     "PARSE_CACHE_ITEMS": 100_000,
+    # Bytes one CalDAV answer may have; beyond, calendar_unavailable reason
+    # response_too_large (docs/performance.md: about 7x a 20,000-item REPORT).
+    "MAX_RESPONSE_BYTES": 64 * 1024 * 1024,
     # Hostile calendars: bounds on the work one resource may cost (README).
     "MAX_RESOURCE_BYTES": 1024 * 1024,
     "MAX_RESOURCE_COMPONENTS": 1000,

@@ -11,6 +11,7 @@ from typing import Any, Iterable
 from resolver.domain.errors import InternalError, ResolverError
 from resolver.domain.items import Collection, Item, Kind
 from resolver.domain.pipeline import Outcome, OutcomeWarning, Status
+from resolver.domain.times import iso
 
 SCHEMA_VERSION = 1
 
@@ -40,9 +41,9 @@ def item_dict(item: Item, outcome: Outcome) -> dict[str, Any]:
         "kind": item.kind.value,
     }
     if item.kind is Kind.TASK:
-        data["due"] = item.due
+        data["due"] = iso(item.due)  # as the calendar gave it: a date, or a date-time
     else:
-        data["start"] = item.start
+        data["start"] = iso(item.start)
         occurrence = outcome.occurrences.get(item.item_id)
         data["occurrence"] = occurrence.as_dict() if occurrence is not None else None
     return data

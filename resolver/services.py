@@ -224,7 +224,7 @@ def clarification_candidates(claims: tokens.ClarificationClaims, *,
                              calendar: CalendarSource | None = None) -> list[page.LiveCandidate]:
     """The token's candidates in its order, each as the server has it now."""
     return page.live_candidates(claims, calendar=calendar or calendar_from_settings(),
-                                time_zone=default_time_zone())
+                                time_zone=parse_time_zone(default_time_zone()))
 
 
 def select_item(

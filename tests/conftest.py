@@ -9,7 +9,7 @@ import tempfile
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 import pytest
 
@@ -17,6 +17,9 @@ from lifeproject import embedded_radicale
 from lifeproject.seeding import seed
 from tests.support.calendars import scenario_collections
 from tests.support.xandikos import RunningXandikos, start_xandikos
+
+if TYPE_CHECKING:
+    from resolver.calendars.caldav import ReaderRegistry
 
 # The CalDAV servers every test using `live` runs against.
 CALDAV_SERVERS = ("radicale", "xandikos")
@@ -81,12 +84,8 @@ def isolated_cache(settings, monkeypatch) -> Iterator[None]:
     }
     monkeypatch.setattr(ScopedRateThrottle, "THROTTLE_RATES", {"resolve": "100000/min"})
     cache.clear()
-    # Process memory of servers that failed on their own time-range: per test too.
-    from resolver.calendars.caldav import _FILTER_MEMORY
-    _FILTER_MEMORY.clear()
     yield
     cache.clear()
-    _FILTER_MEMORY.clear()
 
 
 @pytest.fixture(scope="session")
@@ -145,15 +144,21 @@ def storage_digest(root: Path) -> str:
 
 
 @pytest.fixture(autouse=True)
-def fresh_calendar_memory() -> Iterator[None]:
-    """Each test starts like a new process: no parsed resources, no sync tokens.
+def readers() -> Iterator["ReaderRegistry"]:
+    """Each test starts like a new process: a fresh registry of CalDAV readers.
 
-    The memo and the sync state are process-wide by design; a test that
-    damages a resource on the wire without changing its ETag (tests/faults)
-    must not meet what an earlier test remembered of it.
+    Nothing is reset: the readers of the test before (their parse memo, sync
+    tokens, remembered home, time-range failures, connections) belong to the
+    registry that is put aside, so a test that damages a resource on the wire
+    without changing its ETag (tests/faults) never meets what an earlier test
+    remembered of it.
     """
-    from resolver.calendars import memo
+    from resolver.calendars.caldav import ReaderRegistry, use_registry
 
-    memo.reset()
-    yield
-    memo.reset()
+    registry = ReaderRegistry()
+    previous = use_registry(registry)
+    try:
+        yield registry
+    finally:
+        use_registry(previous)
+        registry.clear()

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone
 
 import pytest
 
@@ -17,14 +17,14 @@ BERLIN = timezone(timedelta(hours=1))
 READ_AT = datetime(2026, 3, 10, 9, 15, 2, tzinfo=BERLIN)
 
 TASK = make_item(collection_path="/demo/work/", uid="t-portfolio", title="Draft portfolio outline",
-                 etag='"e1"', kind=Kind.TASK, due="2026-03-13", href="/demo/work/not-the-uid-4711.ics")
+                 etag='"e1"', kind=Kind.TASK, due=date(2026, 3, 13), href="/demo/work/not-the-uid-4711.ics")
 SERIES_START = datetime(2026, 3, 17, 9, tzinfo=timezone.utc)
 OCCURRENCE = Occurrence(start=SERIES_START, end=SERIES_START + timedelta(hours=1),
                         recurrence_id=SERIES_START.isoformat())
 EVENT = make_item(collection_path="/demo/work/", uid="weekly", title="Weekly sync", etag='"e2"', kind=Kind.EVENT,
-                  start="2025-03-11T09:00:00+00:00", href="/demo/work/weekly.ics", occurrences=(OCCURRENCE,))
+                  start=datetime(2025, 3, 11, 9, tzinfo=timezone.utc), href="/demo/work/weekly.ics", occurrences=(OCCURRENCE,))
 OTHER_EVENT = make_item(collection_path="/demo/work/", uid="retro", title="Design retro", etag='"e3"',
-                        kind=Kind.EVENT, start="2026-03-14T09:00:00+00:00", href="/demo/work/x-retro.ics")
+                        kind=Kind.EVENT, start=datetime(2026, 3, 14, 9, tzinfo=timezone.utc), href="/demo/work/x-retro.ics")
 
 
 def ok(item, **kwargs) -> dict:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 from datetime import datetime, timezone
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -133,7 +134,7 @@ def test_pipeline__time_zone_reaches_the_calendar():
     calendar = Calendar(ITEMS)
     resolve(request=parse_request(text="portfolio", kind="task", time_zone="Europe/Berlin"), calendar=calendar,
             judge=DisabledJudge(), policy=NoThresholds(), request_id="req_t")
-    assert calendar.asked[0]["time_zone"] == "Europe/Berlin"
+    assert calendar.asked[0]["time_zone"] is ZoneInfo("Europe/Berlin")
 
 
 # --- the request rules ----------------------------------------------------------
@@ -168,10 +169,10 @@ def test_parse_request__limits_are_the_callers():
 
 
 def test_parse_request__time_zone_default_and_override():
-    assert parse_request(text="a", kind="task", default_time_zone="Europe/Berlin").time_zone == "Europe/Berlin"
+    assert parse_request(text="a", kind="task", default_time_zone="Europe/Berlin").time_zone == ZoneInfo("Europe/Berlin")
     assert parse_request(text="a", kind="task", time_zone="Asia/Tokyo",
-                         default_time_zone="Europe/Berlin").time_zone == "Asia/Tokyo"
-    assert parse_request(text="a", kind="task").time_zone is None
+                         default_time_zone="Europe/Berlin").time_zone == ZoneInfo("Asia/Tokyo")
+    assert parse_request(text="a", kind="task").time_zone is timezone.utc
 
 
 @pytest.mark.parametrize("document, field", [

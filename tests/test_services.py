@@ -16,7 +16,7 @@ pytestmark = pytest.mark.django_db
 START = datetime(2030, 1, 7, 9, tzinfo=timezone.utc)
 OCCURRENCE = Occurrence(start=START, end=START + timedelta(hours=1), recurrence_id=START.isoformat())
 SERIES = make_item(collection_path="/demo/work/", uid="weekly", title="Weekly sync", etag='"e9"', kind=Kind.EVENT,
-                   start="2029-01-01T09:00:00+00:00", href="/demo/work/x-weekly.ics", occurrences=(OCCURRENCE,))
+                   start=datetime(2029, 1, 1, 9, tzinfo=timezone.utc), href="/demo/work/x-weekly.ics", occurrences=(OCCURRENCE,))
 TASK = make_item(collection_path="/demo/work/", uid="t1", title="Draft portfolio outline", etag='"e1"',
                  kind=Kind.TASK, href="/demo/work/t1.ics")
 

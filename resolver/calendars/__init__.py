@@ -17,4 +17,5 @@ def caldav_from_settings(*, settings: Any) -> Any:
         event_time_range=bool(settings.EVENT_TIME_RANGE_FILTER),
         sync=str(settings.CALDAV_SYNC).strip().lower(),
         parse_cache_items=int(settings.PARSE_CACHE_ITEMS),
+        max_response_bytes=int(settings.MAX_RESPONSE_BYTES),
     )

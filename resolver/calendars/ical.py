@@ -495,7 +495,7 @@ def _task(c: ComponentFacts, collection_path: str, href: str, etag: str) -> Item
     if c.error is not None:
         raise UnparseableResource(c.error)
     return make_item(collection_path=collection_path, uid=c.uid, title=c.title, etag=etag, kind=Kind.TASK,
-                     status=c.status, due=_iso(c.due) if c.due is not None else None, href=href)
+                     status=c.status, due=c.due, href=href)
 
 
 def _event(c: ComponentFacts, collection_path: str, href: str, etag: str, window: Window,
@@ -514,7 +514,7 @@ def _event(c: ComponentFacts, collection_path: str, href: str, etag: str, window
         return None
     first_start, first = found[0]
     return make_item(collection_path=collection_path, uid=c.uid, title=c.title, etag=etag, kind=Kind.EVENT,
-                     status=c.status, start=_iso(first_start), href=href,
+                     status=c.status, start=first_start, href=href,
                      occurrences=tuple(occurrence for _, occurrence in found))
 
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timezone, tzinfo
 from typing import Sequence
 
 from resolver.calendars.base import FetchResult
@@ -12,7 +12,10 @@ from resolver.domain.items import Collection, Item, Kind
 
 @dataclass
 class MemoryCalendar:
-    """Holds live items only: liveness is the real backend's job."""
+    """Holds live items only (liveness is the real backend's job), built typed (`Item.due`, `Item.start`).
+
+    The items' times do not depend on the zone, so `time_zone` only has to be one.
+    """
 
     items: list[Item] = field(default_factory=list)
     extra_collections: tuple[str, ...] = ()
@@ -22,7 +25,9 @@ class MemoryCalendar:
         return [Collection(collection_id=cid, url_path=f"/user/{cid}/", display_name=cid) for cid in ids]
 
     def fetch(self, *, kind: Kind, collection_ids: Sequence[str] | None,
-              time_zone: str | None = None) -> FetchResult:
+              time_zone: tzinfo) -> FetchResult:
+        if not isinstance(time_zone, tzinfo):
+            raise TypeError("time_zone is a tzinfo, parsed at the request boundary")
         known = [c.collection_id for c in self.collections()]
         wanted = list(dict.fromkeys(collection_ids)) if collection_ids else known
         unknown = [cid for cid in wanted if cid not in known]

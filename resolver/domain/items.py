@@ -8,7 +8,7 @@ import hashlib
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from enum import Enum
 from pathlib import Path
 
@@ -67,8 +67,11 @@ class Item:
     etag: str
     kind: Kind
     status: str | None = None
-    due: str | None = None
-    start: str | None = None
+    # As the calendar gave them: a date (all day) or a datetime, aware or
+    # floating (naive: read in the request's zone). ISO strings only on the
+    # wire (resolver/envelope.py); the helpers are in resolver/domain/times.py.
+    due: date | datetime | None = None
+    start: date | datetime | None = None
     # The resource path exactly as the server reported it (never built from the UID).
     href: str = ""
     # Events: the live occurrences in the horizon, in order of start, at most
@@ -84,7 +87,7 @@ class Item:
     title_tokens: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
     @property
-    def when(self) -> str | None:
+    def when(self) -> date | datetime | None:
         return self.due if self.kind is Kind.TASK else self.start
 
 
@@ -154,8 +157,8 @@ def make_item(
     etag: str,
     kind: Kind,
     status: str | None = None,
-    due: str | None = None,
-    start: str | None = None,
+    due: date | datetime | None = None,
+    start: date | datetime | None = None,
     href: str = "",
     occurrences: tuple[Occurrence, ...] = (),
 ) -> Item:

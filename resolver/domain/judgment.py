@@ -21,6 +21,7 @@ from enum import Enum
 from typing import Any
 
 from resolver.domain.items import Item, Kind
+from resolver.domain.times import iso
 
 QUESTION_ID = "reference_match.v1"
 QUESTION_NAME = "reference_match"
@@ -72,8 +73,8 @@ def facts_from_item(item: Item) -> CandidateFacts:
         title=item.title,
         collection=item.collection_id,
         status=item.status,
-        due=item.due,
-        start=item.start,
+        due=iso(item.due),
+        start=iso(item.start),
     )
 
 

@@ -13,7 +13,6 @@ import dataclasses
 import time
 from collections import Counter
 from datetime import datetime, timezone, tzinfo
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -21,13 +20,13 @@ from typing import Any
 from resolver import deadline
 from resolver.calendars.base import FetchResult
 from resolver.domain import judgment as jdg
-from resolver.domain.errors import InvalidRequest
 from resolver.domain.items import Item, Kind, Method, Occurrence, normalise
-from resolver.domain.matching import Pool, build_pool, exact_matches, in_range, occurrence_for, occurrences_in
+from resolver.domain.matching import Pool, build_pool, exact_matches
+from resolver.domain.times import TimeRange, in_range, occurrence_for, occurrences_in
 # The request and the ports live in their own modules; importable from here too.
 from resolver.domain.ports import CalendarSource, Judge, NoThresholds, ThresholdPolicy  # noqa: F401
 from resolver.domain.requests import ResolveRequest, parse_request  # noqa: F401
-from resolver.domain.timeexpr import TimeRange, find_time_expression
+from resolver.domain.timeexpr import find_time_expression
 from resolver.domain.wordforms import DEFAULT_LANGUAGE
 
 
@@ -77,17 +76,6 @@ class Outcome:
     read_at: datetime | None = None
 
 
-def time_zone_of(name: str | None) -> tzinfo:
-    """The zone a request names (None: UTC); raises InvalidRequest for an unknown one."""
-    if not name:
-        return timezone.utc
-    try:
-        return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise InvalidRequest("`time_zone` must be an IANA time zone name, such as Europe/Berlin.",
-                             details={"field": "time_zone"}) from None
-
-
 @deadline.bounded  # RESOLVER_RESOLUTION_BUDGET_SECONDS for all of it (resolver/deadline.py)
 def resolve(
     *,
@@ -101,10 +89,10 @@ def resolve(
     language: str = DEFAULT_LANGUAGE,
 ) -> Outcome:
     max_candidates = min(max_candidates, jdg.MAX_CANDIDATES)
-    tz = time_zone_of(request.time_zone)
+    tz = request.time_zone  # parsed at the boundary (requests.parse_time_zone)
     started = time.perf_counter()
     fetched = calendar.fetch(kind=request.kind, collection_ids=request.collection_ids or None,
-                             time_zone=request.time_zone)
+                             time_zone=tz)
     timings = {"calendar_ms": _ms(time.perf_counter() - started)}
     base = dict(
         request_id=request_id,

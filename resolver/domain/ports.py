@@ -7,6 +7,7 @@ imports Django.
 """
 from __future__ import annotations
 
+from datetime import tzinfo
 from typing import TYPE_CHECKING, Protocol, Sequence, runtime_checkable
 
 from resolver.domain.items import Collection, Kind
@@ -21,11 +22,12 @@ class CalendarSource(Protocol):
     def collections(self) -> Sequence[Collection]: ...
 
     def fetch(self, *, kind: Kind, collection_ids: Sequence[str] | None,
-              time_zone: str | None = None) -> FetchResult:
+              time_zone: tzinfo) -> FetchResult:
         """Live items of `kind`, from the given collections or all of them.
 
-        `time_zone` (an IANA name; None means UTC) is the zone floating times
-        in the calendar data are read in.
+        `time_zone` is the request's zone, parsed at the boundary: floating
+        times and all-day dates in the calendar data are read in it. Items
+        carry `date`/`datetime` values (`Item.due`, `Item.start`), never strings.
 
         Raises CollectionNotFound for an unknown ID and CalendarUnavailable
         when the server cannot be read.

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import zoneinfo
 from dataclasses import dataclass
+from datetime import timezone, tzinfo
 from typing import Any
 
 from resolver.domain.errors import InvalidRequest
@@ -43,9 +44,16 @@ class ResolveRequest:
     text: str
     kind: Kind
     collection_ids: tuple[str, ...] = ()
-    # IANA name of the zone the reference's time expressions and the
-    # calendar's floating times are read in; None means UTC.
-    time_zone: str | None = None
+    # The zone the reference's time expressions and the calendar's floating
+    # times and all-day dates are read in: parsed once, here, from an IANA
+    # name (parse_time_zone); every layer further in takes this object.
+    time_zone: tzinfo = timezone.utc
+
+    def __post_init__(self) -> None:
+        # A zone name that slipped past parse_time_zone would otherwise be
+        # read as something (UTC) further in; refuse it where it is built.
+        if not isinstance(self.time_zone, tzinfo):
+            raise TypeError("ResolveRequest.time_zone is a tzinfo; parse a name with parse_time_zone")
 
 
 def _invalid(message: str, field: str, **facts: Any) -> InvalidRequest:
@@ -104,16 +112,20 @@ def parse_request(*, text: Any, kind: Any, collection_ids: Any = None, time_zone
                           time_zone=parse_time_zone(default_time_zone if time_zone is None else time_zone))
 
 
-def parse_time_zone(value: Any) -> str | None:
-    """An IANA zone name, checked against the zone database; None stays None (UTC)."""
+def parse_time_zone(value: Any) -> tzinfo:
+    """An IANA zone name -> its zone (ZoneInfo); None (no zone named, none configured) is UTC.
+
+    The one place a zone name is read: the doors call it through parse_request
+    (and the page's selection through services), so an unknown name is
+    `invalid_request` here and never reaches the calendar or the pipeline.
+    """
     if value is None:
-        return None
+        return timezone.utc
     if (not isinstance(value, str) or not value or len(value) > _MAX_ZONE_LENGTH
             or _SURROGATE.search(value) or "\x00" in value):
         raise _invalid("`time_zone` must be an IANA time zone name, e.g. Europe/Berlin.", "time_zone")
     try:
-        zoneinfo.ZoneInfo(value)
+        return zoneinfo.ZoneInfo(value)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
         raise _invalid(f"Unknown time zone `{value}`; use an IANA name, e.g. Europe/Berlin.",
                        "time_zone") from None
-    return value

@@ -17,13 +17,15 @@ what it can read without doubt:
 
 The expression is removed from the words that must match a title, and
 becomes a half-open range [start, end) of aware datetimes in the request's
-time zone.
+time zone (`TimeRange`, in resolver/domain/times.py with the other time helpers).
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, tzinfo
+
+from resolver.domain.times import TimeRange
 
 _MONTHS = {
     "jan": 1, "january": 1, "feb": 2, "february": 2, "mar": 3, "march": 3, "apr": 4, "april": 4,
@@ -82,42 +84,6 @@ _TIME_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
 _FILLER = re.compile(r"\b(?:due|by|for|from|until|on|at)\s*$", re.IGNORECASE)
 # A time point is matched as this long a stretch: "at 3pm" finds what runs at 3.
 TIME_POINT = timedelta(minutes=30)
-
-
-@dataclass(frozen=True)
-class TimeRange:
-    start: datetime
-    end: datetime
-    # A time of day without a day ("call with Omar at 4pm"): the stretch
-    # repeats every day from `start` on, so the next occurrence at that time
-    # of day is the one meant, whichever day it falls on.
-    every_day: bool = False
-
-    def overlaps(self, start: datetime, end: datetime) -> bool:
-        if not self.every_day:
-            return _overlap(self.start, self.end, start, end)
-        if end <= self.start and not (end <= start and start >= self.start):
-            return False  # over before the first stretch began
-        tz = self.start.tzinfo
-        local = start.astimezone(tz)
-        length = self.end - self.start
-        # The stretch on the occurrence's own day, and the day before (an
-        # occurrence that began before midnight and runs into the stretch).
-        for day in (local.date(), local.date() - timedelta(days=1)):
-            begin = datetime.combine(day, self.start.timetz())
-            if begin + length > self.start and _overlap(begin, begin + length, start, end):
-                return True
-        return False
-
-    def contains_day(self, day: date, tz: tzinfo) -> bool:
-        begin = datetime.combine(day, time.min, tzinfo=tz)
-        return self.overlaps(begin, begin + timedelta(days=1))
-
-
-def _overlap(begin: datetime, finish: datetime, start: datetime, end: datetime) -> bool:
-    if end <= start:  # an instant (or a zero-length event) is inside or not
-        return begin <= start < finish
-    return start < finish and end > begin
 
 
 @dataclass(frozen=True)

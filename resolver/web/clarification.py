@@ -6,7 +6,7 @@ Nothing here writes, and nothing here chooses a backend: the callers
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime, tzinfo
 from typing import Sequence
 
 from resolver.domain.errors import CollectionNotFound
@@ -38,7 +38,7 @@ class LiveCandidate:
 
 
 def live_candidates(claims: ClarificationClaims, *, calendar: CalendarSource,
-                    time_zone: str | None = None) -> list[LiveCandidate]:
+                    time_zone: tzinfo) -> list[LiveCandidate]:
     """The token's candidates in its order, each with its item as the server has it now.
 
     Raises CalendarUnavailable when the server cannot be read.
@@ -58,7 +58,7 @@ def live_candidates(claims: ClarificationClaims, *, calendar: CalendarSource,
 
 
 def live_items(*, kind: Kind, collection_ids: Sequence[str], wanted: Sequence[str], calendar: CalendarSource,
-               time_zone: str | None = None) -> tuple[dict[str, Item], datetime | None]:
+               time_zone: tzinfo) -> tuple[dict[str, Item], datetime | None]:
     """The wanted items that are live now, by item ID, and when the calendar was read."""
     if not wanted:
         return {}, None
@@ -86,19 +86,22 @@ def live_items(*, kind: Kind, collection_ids: Sequence[str], wanted: Sequence[st
 def when_label(item: Item) -> tuple[str, str] | None:
     """("Due" or "Starts", a readable date) for the page, or None."""
     value = item.when
-    if not value:
+    if value is None:
         return None
     label = "Due" if item.kind is Kind.TASK else "Starts"
     return label, readable_date(value)
 
 
-def readable_date(value: str) -> str:
-    """ISO 8601 from the calendar layer -> `Tue 05 May 2026, 09:00 UTC` (or the date alone)."""
-    try:
-        parsed = datetime.fromisoformat(value)
-    except ValueError:
-        return value
-    if "T" not in value:  # an all-day date
+def readable_date(value: date | datetime | str) -> str:
+    """A due, a start (typed) or an envelope's ISO 8601 -> `Tue 05 May 2026, 09:00 UTC` (or the date alone)."""
+    if isinstance(value, str):
+        try:
+            parsed: date = datetime.fromisoformat(value) if "T" in value else date.fromisoformat(value)
+        except ValueError:
+            return value
+    else:
+        parsed = value
+    if not isinstance(parsed, datetime):  # an all-day date
         return parsed.strftime("%a %d %b %Y")
     zone = parsed.strftime(" %Z") if parsed.tzinfo is not None else ""
     return parsed.strftime("%a %d %b %Y, %H:%M") + zone

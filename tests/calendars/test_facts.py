@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import pickle
-from datetime import datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -84,7 +84,7 @@ def test_all_day_occurrences_start_at_midnight_in_the_zone():
     first = item.occurrences[0]
     assert (first.start, first.end) == (datetime(2026, 6, 2, tzinfo=BERLIN), datetime(2026, 6, 3, tzinfo=BERLIN))
     assert first.recurrence_id == "2026-06-02"
-    assert item.start == "2026-06-02"
+    assert item.start == date(2026, 6, 2)  # the calendar's all-day date, typed
 
 
 def test_occurrences_are_capped():

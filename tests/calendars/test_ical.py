@@ -7,6 +7,7 @@ import pytest
 
 from resolver.calendars.ical import UnparseableResource, live_items, window_from
 from resolver.domain.items import Kind
+from resolver.domain.times import iso
 
 NOW = datetime(2026, 6, 1, 12, tzinfo=timezone.utc)
 WINDOW = window_from(NOW, 90)
@@ -46,7 +47,7 @@ def test_event_liveness(start, end, live):
 
 def test_all_day_event_today_is_live():
     text = cal("BEGIN:VEVENT\r\nUID:1\r\nSUMMARY:E\r\nDTSTART;VALUE=DATE:20260601\r\nEND:VEVENT\r\n")
-    assert items(text, Kind.EVENT)[0].start == "2026-06-01"
+    assert items(text, Kind.EVENT)[0].start == date(2026, 6, 1)
 
 
 def test_cancelled_event_is_not_live():
@@ -59,8 +60,8 @@ def test_weekly_series_from_last_year_is_live_with_next_start():
                "DTEND:20250602T110000Z\r\nRRULE:FREQ=WEEKLY\r\nEND:VEVENT\r\n")
     [series] = items(text, Kind.EVENT)
     assert series.title == "Weekly sync"
-    start = datetime.fromisoformat(series.start)
-    assert NOW <= start < NOW + timedelta(days=7)
+    start = series.start
+    assert isinstance(start, datetime) and NOW <= start < NOW + timedelta(days=7)
 
 
 def test_series_with_override_is_one_item_titled_by_master():
@@ -76,9 +77,11 @@ def test_escaped_and_folded_summary_is_unescaped():
     assert items(text)[0].title == "Buy milk, eggs; and a very long title that is folded onto the next line"
 
 
-def test_due_is_iso_8601():
+def test_due_is_typed_and_iso_8601_on_the_wire():
     text = cal("BEGIN:VTODO\r\nUID:1\r\nSUMMARY:T\r\nDUE:20260610T170000Z\r\nEND:VTODO\r\n")
-    assert items(text)[0].due == "2026-06-10T17:00:00+00:00"
+    due = items(text)[0].due
+    assert due == datetime(2026, 6, 10, 17, tzinfo=timezone.utc) and due.utcoffset() == timedelta(0)
+    assert iso(due) == "2026-06-10T17:00:00+00:00"
 
 
 def test_garbage_is_unparseable():

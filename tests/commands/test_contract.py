@@ -5,6 +5,7 @@ import io
 import json
 import logging
 from typing import Iterator
+from zoneinfo import ZoneInfo
 
 import pytest
 from tests.support.commands import run_resolve
@@ -57,7 +58,7 @@ def test_command__time_zone_option_and_document(memory, monkeypatch):
     assert run_resolve("--text", "Draft portfolio outline", "--kind", "task", "--time-zone", "Europe/Berlin")[0] == 0
     doc = json.dumps({"text": "Draft portfolio outline", "kind": "task", "time_zone": "Asia/Tokyo"})
     assert run_resolve("--input", "-", stdin=doc)[0] == 0
-    assert seen == ["Europe/Berlin", "Asia/Tokyo"]
+    assert seen == [ZoneInfo("Europe/Berlin"), ZoneInfo("Asia/Tokyo")]  # parsed once, at the door
 
 
 @pytest.mark.parametrize("args, stdin", [

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+from datetime import date, datetime, timezone
 from typing import Any
 
 import pytest
@@ -139,7 +140,7 @@ def test_build_question__instructions_declare_the_number_range_and_data_only_sta
 def test_build_question__no_item_ids_uids_or_etags_anywhere() -> None:
     item = make_item(
         collection_path="/alice/office/", uid="uid-123@example.org", title="Weekly sync",
-        etag='"etag-abc"', kind=Kind.TASK, status="NEEDS-ACTION", due="2025-03-14",
+        etag='"etag-abc"', kind=Kind.TASK, status="NEEDS-ACTION", due=date(2025, 3, 14),
     )
     question = build_question(reference="weekly", kind="task", candidates=[facts_from_item(item)])
     wire = json.dumps(question.request_payload("jev-latest"))
@@ -150,9 +151,9 @@ def test_build_question__no_item_ids_uids_or_etags_anywhere() -> None:
 
 def test_facts_from_item__copies_what_the_model_may_see() -> None:
     item = make_item(collection_path="/alice/home/", uid="u", title="Dentist", etag="e",
-                     kind=Kind.EVENT, status="CONFIRMED", start="2025-05-01T08:00:00Z")
+                     kind=Kind.EVENT, status="CONFIRMED", start=datetime(2025, 5, 1, 8, tzinfo=timezone.utc))
     assert facts_from_item(item) == CandidateFacts(
-        title="Dentist", collection="home", status="CONFIRMED", due=None, start="2025-05-01T08:00:00Z"
+        title="Dentist", collection="home", status="CONFIRMED", due=None, start="2025-05-01T08:00:00+00:00"
     )
 
 

@@ -1,7 +1,7 @@
 """Time in the pipeline: occurrences, the title-plus-time rule, time-only references (no server)."""
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from resolver.calendars.memory import MemoryCalendar
@@ -18,7 +18,7 @@ def event(uid: str, title: str, starts: list[datetime], *, series: bool, hours: 
         Occurrence(start=s, end=s + timedelta(hours=hours), recurrence_id=s.isoformat() if series else None)
         for s in starts)
     return make_item(collection_path="/u/home/", uid=uid, title=title, etag=f'"{uid}"', kind=Kind.EVENT,
-                     start=occurrences[0].start.isoformat(), occurrences=occurrences, href=f"/u/home/{uid}.ics")
+                     start=occurrences[0].start, occurrences=occurrences, href=f"/u/home/{uid}.ics")
 
 
 def at(day: int, hour: int, minute: int = 0) -> datetime:
@@ -33,15 +33,15 @@ DOUBLE = event("double", "Standup", [at(12, 9), at(12, 17)], series=True, hours=
 EVENTS = [YOGA, BUDGET, DESIGN, OMAR, DOUBLE]
 TASKS = [
     make_item(collection_path="/u/work/", uid="inv", title="Pay invoice", etag='"i"', kind=Kind.TASK,
-              due="2027-01-12"),
+              due=date(2027, 1, 12)),
     make_item(collection_path="/u/work/", uid="inv2", title="Pay invoice for hosting", etag='"j"', kind=Kind.TASK,
-              due="2027-02-20"),
+              due=date(2027, 2, 20)),
 ]
 
 
-def run(text: str, kind: Kind = Kind.EVENT, items=None, time_zone: str | None = "Europe/Berlin"):
+def run(text: str, kind: Kind = Kind.EVENT, items=None, time_zone: str = "Europe/Berlin"):
     calendar = MemoryCalendar(items=list(items if items is not None else EVENTS + TASKS))
-    return resolve(request=ResolveRequest(text=text, kind=kind, time_zone=time_zone), calendar=calendar,
+    return resolve(request=ResolveRequest(text=text, kind=kind, time_zone=ZoneInfo(time_zone)), calendar=calendar,
                    judge=DisabledJudge(), policy=NoThresholds(), request_id="req_t", now=NOW)
 
 

@@ -5,11 +5,13 @@ import pytest
 
 from resolver.domain.items import Kind, make_item
 from resolver.domain.matching import build_pool, score_candidates
+from resolver.domain.times import when_from_iso
 from resolver.domain.wordforms import languages, word_forms
 
 
 def task(uid: str, title: str, *, due: str | None = None, collection: str = "work"):
-    return make_item(collection_path=f"/u/{collection}/", uid=uid, title=title, etag='"1"', kind=Kind.TASK, due=due)
+    return make_item(collection_path=f"/u/{collection}/", uid=uid, title=title, etag='"1"', kind=Kind.TASK,
+                     due=when_from_iso(due))
 
 
 ITEMS = [

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 import pytest
 
 from resolver import services
-from resolver.calendars import memo
 from resolver.domain.pipeline import Status
 from tests.conftest import storage_digest
 from tests.faults.conftest import MAIN, post_resolve, run_command
@@ -126,7 +125,7 @@ def test_bad_item__command(faulty_live: FaultyRadicale, caplog, bad: BadItem) ->
     _assert_logged(caplog, faulty_live, bad)
 
 
-def test_bad_item__several_skipped_are_counted_by_reason(faulty_live: FaultyRadicale) -> None:
+def test_bad_item__several_skipped_are_counted_by_reason(faulty_live: FaultyRadicale, readers) -> None:
     """Two damaged resources with two reasons: one warning, counted by reason."""
     both = Fault.item("UID:f-", lambda data: b"garbage\r\n" if b"UID:f-alpha" in data else data)
     with faulty_live.inject(both):
@@ -138,7 +137,7 @@ def test_bad_item__several_skipped_are_counted_by_reason(faulty_live: FaultyRadi
     # The proxy now damages f-beta too without changing its ETag, which no real
     # server does (new content, new ETag): the resolver rightly trusts what it
     # parsed for that ETag, so start again as a new process would.
-    memo.reset()
+    readers.clear()
     everything = Fault.item("UID:f-", lambda data: b"garbage\r\n")
     with faulty_live.inject(everything):
         outcome = services.resolve_reference(text="Beta task", kind="task", collection_ids=[MAIN], door="test")

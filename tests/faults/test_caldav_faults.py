@@ -46,13 +46,14 @@ def _inject(fault: Fault) -> Callable[[FaultyRadicale], AbstractContextManager[A
 
 CASES = [
     Case("server-stopped", lambda server: server.stopped(), frozenset({"unreachable"})),
-    Case("reset-mid-discovery", _inject(Fault.reset(methods={"PROPFIND"})), frozenset({"server_error"})),
-    Case("reset-mid-report", _inject(Fault.reset(methods={"REPORT"})), frozenset({"server_error"})),
+    # Reset every time: tried once more (a drop), then unreachable.
+    Case("reset-mid-discovery", _inject(Fault.reset(methods={"PROPFIND"})), frozenset({"unreachable"})),
+    Case("reset-mid-report", _inject(Fault.reset(methods={"REPORT"})), frozenset({"unreachable"})),
     Case("slow-discovery", _inject(Fault.slow(SLOW_DELAY, methods={"PROPFIND"})), frozenset({"timeout"})),
     Case("slow-report", _inject(Fault.slow(SLOW_DELAY, methods={"REPORT"})), frozenset({"timeout"})),
-    Case("500-everywhere", _inject(Fault.status_code(500)), frozenset({"server_error"})),
+    Case("500-everywhere", _inject(Fault.status_code(500)), frozenset({"http_500"})),
     Case("500-report", _inject(Fault.status_code(500, methods={"REPORT"})), frozenset({"http_500"})),
-    Case("503-everywhere", _inject(Fault.status_code(503)), frozenset({"server_error"})),
+    Case("503-everywhere", _inject(Fault.status_code(503)), frozenset({"http_503"})),
     Case("503-report", _inject(Fault.status_code(503, methods={"REPORT"})), frozenset({"http_503"})),
     Case("401-wrong-password", lambda server: nullcontext(), frozenset({"unauthorized"}),
          settings={"CALDAV_PASSWORD": "not-the-password"}),

@@ -15,8 +15,9 @@ import pytest
 
 from lifeproject.seeding import Spec
 from resolver import services
-from resolver.calendars import caldav as caldav_module
-from resolver.calendars import memo
+from resolver.calendars.caldav import ReaderRegistry
+from resolver.calendars.caldav import reader as reader_module
+from resolver.calendars.caldav.caches import SyncState
 from resolver.domain.errors import CalendarUnavailable
 from resolver.domain.items import Kind
 from tests.faults.conftest import TIMEOUT
@@ -37,14 +38,20 @@ def other(faulty_live: FaultyRadicale) -> Iterator[Other]:
 def parses(monkeypatch: pytest.MonkeyPatch) -> Counter:
     """How many resources were parsed (read_resource calls), by request."""
     counts: Counter = Counter()
-    original = caldav_module.read_resource
+    original = reader_module.read_resource
 
     def counting(text: str, **kwargs):
         counts["parsed"] += 1
         return original(text, **kwargs)
 
-    monkeypatch.setattr(caldav_module, "read_resource", counting)
+    monkeypatch.setattr(reader_module, "read_resource", counting)
     return counts
+
+
+def the_reader(registry: ReaderRegistry):
+    """The one account's reader these tests read through."""
+    [reader] = registry.readers()
+    return reader
 
 
 def fetch(other: Other, kind: Kind = Kind.TASK):
@@ -96,7 +103,7 @@ def test_sync__unchanged_items_and_title_index_are_reused(other: Other) -> None:
     assert "Reuse item two" in {item.title for item in third.items}
 
 
-def test_sync__one_edit_parses_one(other: Other, parses: Counter) -> None:
+def test_sync__one_edit_parses_one(readers: ReaderRegistry, other: Other, parses: Counter) -> None:
     for n in range(5):
         other.put(Spec(f"s-{n}", f"Sync item {n}"))
     fetch(other)
@@ -110,22 +117,23 @@ def test_sync__one_edit_parses_one(other: Other, parses: Counter) -> None:
     assert sorted(item.title for item in result.items) == ["Sync item 0", "Sync item 1", "Sync item 2",
                                                           "Sync item 6", "Sync item three"]
     assert_current(other, result)
-    hrefs = {key[2] for key in memo.MEMO._entries}
+    hrefs = {href for href, _etag in the_reader(readers).facts.keys()}
     assert other.href("s-4") not in hrefs
 
 
-def test_sync__refused_token_falls_back_to_a_full_read(other: Other, faulty_live: FaultyRadicale,
+def test_sync__refused_token_falls_back_to_a_full_read(readers: ReaderRegistry, other: Other, faulty_live: FaultyRadicale,
                                                       parses: Counter) -> None:
     """Radicale answers an unknown token with 403 DAV:valid-sync-token: full read, fresh token, same request."""
     other.put(Spec("s-a", "Alpha sync"))
     fetch(other)
-    [(key, state)] = [(k, s) for k, s in memo.STATES._states.items() if k[2].endswith(f"/{other.collection_id}/")]
-    memo.STATES.put(key, memo.SyncState.of("http://radicale.org/ns/sync/" + "0" * 64, state.members))
+    states = the_reader(readers).states
+    [(key, state)] = [(k, s) for k, s in states.items() if k[0].endswith(f"/{other.collection_id}/")]
+    states.put(key, SyncState.of("http://radicale.org/ns/sync/" + "0" * 64, state.members))
     other.put(Spec("s-a", "Alpha sync edited"))
     result = fetch(other)
     assert [item.title for item in result.items] == ["Alpha sync edited"]
     assert_current(other, result)
-    fresh = memo.STATES.get(key)
+    fresh = states.get(key)
     assert fresh is not None and fresh.token is not None and not fresh.token.endswith("0" * 64)
     # And the next request uses the fresh token: no full read.
     faulty_live.forget_requests()
@@ -176,7 +184,7 @@ def test_sync__off_uses_an_etag_listing(other: Other, faulty_live: FaultyRadical
     assert len(bodies) == 2  # the etag-only listing and one multiget
 
 
-def test_sync__memo_off_reads_everything_every_time(other: Other, faulty_live: FaultyRadicale, settings,
+def test_sync__memo_off_reads_everything_every_time(readers: ReaderRegistry, other: Other, faulty_live: FaultyRadicale, settings,
                                                     parses: Counter) -> None:
     settings.RESOLVER = faulty_live.settings(CALDAV_TIMEOUT=TIMEOUT, PARSE_CACHE_ITEMS=0)
     for n in range(3):
@@ -184,7 +192,8 @@ def test_sync__memo_off_reads_everything_every_time(other: Other, faulty_live: F
     first = fetch(other)
     second = fetch(other)
     assert first.items == second.items and len(first.items) == 3
-    assert len(memo.MEMO) == 0 and len(memo.STATES) == 0
+    reader = the_reader(readers)
+    assert len(reader.facts) == 0 and len(reader.states) == 0 and len(readers.facts_budget) == 0
 
 
 def test_sync__tasks_and_events_in_one_collection(other: Other) -> None:
@@ -199,8 +208,9 @@ def test_sync__tasks_and_events_in_one_collection(other: Other) -> None:
     assert [i.title for i in fetch(other, Kind.EVENT).items] == ["Mixed event moved"]
 
 
-def test_sync__memo_keys_carry_the_account(other: Other, faulty_live: FaultyRadicale) -> None:
+def test_sync__memo_keys_carry_the_account(readers: ReaderRegistry, other: Other, faulty_live: FaultyRadicale) -> None:
     other.put(Spec("s-a", "Alpha sync"))
     fetch(other)
-    assert memo.MEMO._entries
-    assert {key[:2] for key in memo.MEMO._entries} == {(faulty_live.url, faulty_live.username)}
+    [reader] = readers.readers()
+    assert len(reader.facts) > 0
+    assert (reader.account.url, reader.account.username) == (faulty_live.url, faulty_live.username)

@@ -90,10 +90,11 @@ class Wild:
         self.stop()
         self.instance, self.process = embedded_radicale.launch(
             self.root, port=self.instance.port, username=USER, password=PASSWORD)
-        # This thread's client sessions held connections to the old process.
-        from resolver.calendars import caldav
+        # The readers' sessions held connections to the old process.
+        from resolver.calendars.caldav import readers
 
-        caldav._local.__dict__.clear()
+        for reader in readers().readers():
+            reader.client.close()
 
     def settings(self, **overrides: Any) -> dict[str, Any]:
         values: dict[str, Any] = {"CALDAV_URL": self.instance.url, "CALDAV_USERNAME": USER,
@@ -136,7 +137,7 @@ def wild() -> Iterator[Wild]:
 @pytest.fixture
 def on_wild(wild: Wild, settings) -> Wild:
     # The full read (memo off) is the path that sends the server a time-range;
-    # incremental reads never do (resolver/calendars/caldav.py).
+    # incremental reads never do (resolver/calendars/caldav/reader.py).
     settings.RESOLVER = wild.settings(PARSE_CACHE_ITEMS=0)
     return wild
 

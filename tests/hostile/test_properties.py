@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
 from typing import Any
 
 import jsonschema
@@ -31,6 +31,7 @@ from resolver.domain.errors import CollectionNotFound, InvalidRequest
 from resolver.domain.items import Item, Kind, Method, make_item
 from resolver.domain.judgment import MAX_CANDIDATES
 from resolver.domain.pipeline import NoThresholds, Outcome, Status, parse_request, resolve
+from resolver.domain.times import iso
 from resolver.envelope import outcome_envelope
 from resolver.judges.disabled import DisabledJudge
 from tests.hostile.openapi import api_document
@@ -71,7 +72,7 @@ def calendars(draw: st.DrawFn) -> list[Item]:
             st.one_of(st.sampled_from(["u1", "u2", "u3", "weekly", "Weekly sync"]), unicode_text.filter(bool)),
             titles,
             st.sampled_from(list(Kind)),
-            st.one_of(st.none(), st.sampled_from(["2026-03-14", "2026-03-14T09:00:00+00:00"])),
+            st.one_of(st.none(), st.sampled_from([date(2026, 3, 14), datetime(2026, 3, 14, 9, tzinfo=timezone.utc)])),
         ),
         max_size=45,
         # One item per UID in a collection, as on a CalDAV server.
@@ -141,7 +142,7 @@ def title_and_day_oracle(text: str, items: list[Item]) -> set[str]:
             continue
         key = _normalise(text[: -len(phrase)])
         titled = [i for i in items if key and _normalise(i.title) == key]
-        if len(titled) == 1 and (titled[0].due or titled[0].start or "").startswith(day):
+        if len(titled) == 1 and (iso(titled[0].due) or iso(titled[0].start) or "").startswith(day):
             return {titled[0].item_id}
     return set()
 

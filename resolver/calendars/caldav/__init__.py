@@ -1,0 +1,45 @@
+"""The real calendar: any RFC 4791 server, read live, one reader object per account.
+
+    from resolver.calendars.caldav import CalDAVAccount, readers
+
+    account = CalDAVAccount(url="https://dav.example/", username="alice", password="...", label="user 42")
+    reader = readers().get(account)       # the same reader for the same account, created on first use
+    readers().drop(account)               # forget what it remembers (its caches, its connections)
+
+`CalDAVCalendar` is the `CalendarSource` port (`collections()`, `fetch(kind=,
+collection_ids=, time_zone=tzinfo)`) configured from the settings; it asks the
+registry for its account's reader. A `ReaderRegistry` keeps one `CalDAVReader`
+per `CalDAVAccount` (url, username, password; `label` is for logs only and
+the password never shows in a repr); all readers of a registry share one
+bound on memoised resources, RESOLVER_PARSE_CACHE_ITEMS. Tests and benchmarks
+get a fresh registry (`use_registry(ReaderRegistry())`) rather than resetting
+anything: no module here holds mutable state of its own.
+
+One concern per module:
+
+- account.py    the account, and the origin every request is pinned to
+- http.py       our HTTP client: same origin only, redirects followed here,
+                bodies streamed under the deadline and RESOLVER_MAX_RESPONSE_BYTES,
+                one retry of a dropped idempotent request
+- multistatus.py request bodies, and the multistatus parsed incrementally, hrefs kept raw
+- discovery.py  principal, home set and calendar listing
+- full.py       the full read (calendar-query)
+- sync.py       sync-collection: the initial read and later deltas
+- etags.py      the etag listing and calendar-multiget
+- caches.py     what a reader remembers: parse memo, built items, sync states, filter failures
+- reader.py     CalDAVReader and ReaderRegistry
+- calendar.py   CalDAVCalendar, the port
+"""
+from __future__ import annotations
+
+from resolver.calendars.caldav.account import CalDAVAccount, Origin
+from resolver.calendars.caldav.calendar import (
+    DEFAULT_MAX_RESPONSE_BYTES, CalDAVCalendar, limits_from_settings,
+)
+from resolver.calendars.caldav.multistatus import multiget_body, query_body, sync_body
+from resolver.calendars.caldav.reader import CalDAVReader, ReaderRegistry, readers, use_registry
+
+__all__ = [
+    "CalDAVAccount", "CalDAVCalendar", "CalDAVReader", "DEFAULT_MAX_RESPONSE_BYTES", "Origin", "ReaderRegistry",
+    "limits_from_settings", "multiget_body", "query_body", "readers", "sync_body", "use_registry",
+]

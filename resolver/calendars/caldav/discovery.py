@@ -1,0 +1,94 @@
+"""Discovery (RFC 4791 section 7, RFC 5397): from the account's URL to its calendar collections.
+
+The first PROPFIND on the account's URL asks for `current-user-principal` and
+`calendar-home-set` together: where the URL is the principal (or the server
+answers both there), the home comes in one round trip, else one more
+PROPFIND on the principal. The home's Depth 1 listing then names the
+calendars; the reader remembers the home, so a later request lists it with
+one PROPFIND. Every href on the way must be on the account's origin: a
+principal, home set or collection elsewhere ends the read with reason
+`foreign_origin` before any request goes there.
+"""
+from __future__ import annotations
+
+import logging
+from urllib.parse import urlsplit
+
+from resolver.calendars.caldav.http import Answer, Transport, unavailable
+from resolver.calendars.caldav.multistatus import (
+    CALENDAR, DISPLAYNAME, HOME_SET, PRINCIPAL, RESOURCETYPE, Multistatus, propfind_body,
+)
+from resolver.domain.items import Collection, collection_id_from_path
+
+logger = logging.getLogger("resolver.calendars")
+
+
+def _checked(answer: Answer) -> Multistatus:
+    if answer.status in (401, 403):
+        raise unavailable("unauthorized", "The calendar server refused our credentials.")
+    if answer.multistatus is None:
+        raise unavailable(f"http_{answer.status}")
+    return answer.multistatus
+
+
+def _pinned(transport: Transport, href: str, *, base: str, step: str) -> str:
+    path = transport.origin.path_of(href, base=base)
+    if path is None:
+        logger.warning("caldav discovery: %s on another origin refused", step)
+        raise unavailable("foreign_origin", "The calendar server pointed to another origin.", step=step)
+    return path
+
+
+def _first(found: Multistatus, tag: str) -> str | None:
+    for response in found.responses:
+        prop = response.props.get(tag)
+        if prop is not None and prop.hrefs and prop.hrefs[0]:
+            return prop.hrefs[0]
+    return None
+
+
+def start_path(url: str) -> str:
+    """The account URL's path, as written."""
+    parts = urlsplit(url)
+    return parts.path or "/"
+
+
+def find_home(transport: Transport, start: str) -> str:
+    """The calendar home's path: the home set, else the principal, else the account's URL itself."""
+    found = _checked(transport.propfind(start, propfind_body(PRINCIPAL, HOME_SET), depth=0))
+    home = _first(found, HOME_SET)
+    if home is not None:
+        return _pinned(transport, home, base=start, step="home_set")
+    principal_href = _first(found, PRINCIPAL)
+    if principal_href is None:
+        return start
+    principal = _pinned(transport, principal_href, base=start, step="principal")
+    if principal == start:
+        return start
+    found = _checked(transport.propfind(principal, propfind_body(HOME_SET), depth=0))
+    home = _first(found, HOME_SET)
+    return _pinned(transport, home, base=principal, step="home_set") if home is not None else principal
+
+
+def _same(a: str, b: str) -> bool:
+    return a.rstrip("/") == b.rstrip("/")
+
+
+def list_calendars(transport: Transport, home: str) -> list[Collection] | None:
+    """The home's calendar collections (read live), or None when the home is gone (404)."""
+    answer = transport.propfind(home, propfind_body(RESOURCETYPE, DISPLAYNAME), depth=1)
+    if answer.status == 404:
+        return None
+    found = _checked(answer)
+    collections = []
+    for response in found.responses:
+        kinds = response.props.get(RESOURCETYPE)
+        if kinds is None or CALENDAR not in kinds.children:
+            continue
+        path = _pinned(transport, response.href, base=home, step="collection")
+        if _same(path, home):
+            continue
+        cid = collection_id_from_path(path)
+        name = (response.text(DISPLAYNAME) or "").strip()
+        collections.append(Collection(collection_id=cid, url_path=path, display_name=name or cid))
+    return sorted(collections, key=lambda c: c.collection_id)

@@ -1,0 +1,54 @@
+"""The etag listing and calendar-multiget: for servers without WebDAV sync, and for data a sync did not send."""
+from __future__ import annotations
+
+from typing import Iterator
+
+from resolver.calendars.base import SkippedResource
+from resolver.calendars.caldav.http import Transport, unavailable
+from resolver.calendars.caldav.members import member_path
+from resolver.calendars.caldav.multistatus import CALENDAR_DATA, GETETAG, Multistatus, multiget_body, query_body
+from resolver.calendars.ical import Window
+from resolver.domain.items import Kind
+
+# hrefs per calendar-multiget: bounds the request body (about 100 bytes an href).
+MULTIGET_BATCH = 2000
+
+
+def report(transport: Transport, path: str, body: bytes, *, depth: int | None) -> Multistatus:
+    """A REPORT that must answer with a multistatus; anything else makes the calendar unavailable."""
+    answer = transport.report(path, body, depth=depth)
+    if answer.status in (401, 403):
+        raise unavailable("unauthorized", "The calendar server refused our credentials.")
+    if answer.multistatus is None:
+        raise unavailable(f"http_{answer.status}")
+    return answer.multistatus
+
+
+def listing(transport: Transport, path: str, *, kind: Kind, window: Window,
+            skipped: list[SkippedResource]) -> dict[str, str]:
+    """Every member of the kind, href -> ETag, without data."""
+    found = report(transport, path, query_body(kind, window, time_range=False, data=False), depth=1)
+    members: dict[str, str] = {}
+    for response in found.responses:
+        etag = response.text(GETETAG)
+        if response.status != 200 or not etag:
+            continue
+        href = member_path(transport.origin, response.href, collection=path, skipped=skipped)
+        if href is not None:
+            members[href] = etag
+    return members
+
+
+def multiget(transport: Transport, path: str, hrefs: list[str],
+             skipped: list[SkippedResource]) -> Iterator[tuple[str, str | None, str | None, int | None]]:
+    """(href, etag, data, status) for each href asked, in batches."""
+    for start in range(0, len(hrefs), MULTIGET_BATCH):
+        found = report(transport, path, multiget_body(hrefs[start:start + MULTIGET_BATCH]), depth=None)
+        for response in found.responses:
+            for raw in response.hrefs or ("",):
+                href = member_path(transport.origin, raw, collection=path, skipped=skipped)
+                if href is None:
+                    continue
+                ok = response.status == 200
+                yield (href, response.text(GETETAG) if ok else None,
+                       (response.text(CALENDAR_DATA) or None) if ok else None, response.status)

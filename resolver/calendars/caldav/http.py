@@ -1,0 +1,222 @@
+"""The reader's HTTP client: one origin, bodies streamed under the deadline and a byte bound.
+
+Rules every request follows (README, "The CalDAV server's origin"):
+
+- It goes to the scheme, host and port of the account's URL, and nowhere
+  else: a path is the only thing callers pass. Redirects are not followed by
+  requests; a same-origin one is followed here (at most MAX_REDIRECTS), one to
+  another origin ends the read with reason `foreign_origin`. The credentials
+  are attached per request, never to the session, and the environment is not
+  consulted (no proxy, no .netrc that could change where they go).
+- The URL is sent as the server spelled the path: requests would re-quote it
+  (turning `%41` into `A`, another resource name), so the prepared URL is
+  set back to ours.
+- The body is read as a stream, chunk by chunk: each read waits at most what
+  is left of the resolution's deadline (or of the exchange's own bound
+  outside a resolution), so a server trickling one byte a second ends at the
+  deadline with reason `timeout`; more than `max_bytes` decoded bytes ends it
+  with `response_too_large`; a multistatus is parsed as it arrives
+  (multistatus.py), so memory stays bounded by the cap, not the body.
+- A connection dropped or refused on these idempotent requests (PROPFIND,
+  REPORT) is tried once more after RETRY_BACKOFF, if the deadline leaves room.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+
+import requests
+import urllib3.exceptions
+
+from resolver import deadline
+from resolver.calendars.caldav.account import CalDAVAccount, Origin
+from resolver.calendars.caldav.multistatus import Multistatus, MultistatusParser
+from resolver.domain.errors import CalendarUnavailable
+
+logger = logging.getLogger("resolver.calendars")
+
+MAX_REDIRECTS = 5
+RETRY_BACKOFF = 0.2
+CHUNK_BYTES = 64 * 1024
+REDIRECTS = (301, 302, 303, 307, 308)
+# Outside a resolution (a collection listing, a command's check) one exchange
+# is still bounded: by this many read timeouts.
+UNBOUNDED_EXCHANGE_TIMEOUTS = 6
+
+
+class _Dropped(Exception):
+    """The connection was refused or dropped: worth one more try."""
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    status: int
+    # The parsed multistatus of a 200/207 answer, when one was asked for.
+    multistatus: Multistatus | None = None
+    # The path that answered (after same-origin redirects).
+    path: str = ""
+
+
+def unavailable(reason: str, message: str | None = None, **details: object) -> CalendarUnavailable:
+    return CalendarUnavailable(message, details={"reason": reason, **details}) if message else \
+        CalendarUnavailable(details={"reason": reason, **details})
+
+
+class DAVClient:
+    """HTTP for one account. Shared by the threads of a process: one requests session per thread."""
+
+    def __init__(self, account: CalDAVAccount) -> None:
+        self.account = account
+        self.origin: Origin = account.origin
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._sessions: list[requests.Session] = []
+
+    def _session(self) -> requests.Session:
+        session = getattr(self._local, "session", None)
+        if session is None:
+            session = requests.Session()
+            session.trust_env = False  # no proxies or .netrc from the environment
+            session.headers["Accept-Encoding"] = "identity"
+            self._local.session = session
+            with self._lock:
+                self._sessions.append(session)
+        return session
+
+    def close(self) -> None:
+        """Close every thread's connections (the reader is dropped, or the server restarted)."""
+        with self._lock:
+            sessions, self._sessions = self._sessions, []
+        for session in sessions:
+            session.close()
+        self._local = threading.local()
+
+
+@dataclass
+class Transport:
+    """One fetch's use of a client: its timeout and byte bound, and the round trips it made."""
+
+    client: DAVClient
+    timeout: float
+    max_bytes: int
+    trips: int = field(default=0)
+
+    @property
+    def origin(self) -> Origin:
+        return self.client.origin
+
+    def propfind(self, path: str, body: bytes, *, depth: int) -> Answer:
+        return self.exchange("PROPFIND", path, body, depth=depth)
+
+    def report(self, path: str, body: bytes, *, depth: int | None) -> Answer:
+        return self.exchange("REPORT", path, body, depth=depth)
+
+    def exchange(self, method: str, path: str, body: bytes, *, depth: int | None) -> Answer:
+        """Send one idempotent request (retried once when dropped) and read its multistatus."""
+        started = time.monotonic()
+        own_end = started + self.timeout * UNBOUNDED_EXCHANGE_TIMEOUTS
+        for attempt in (1, 2):
+            try:
+                return self._exchange(method, path, body, depth=depth, own_end=own_end)
+            except _Dropped as err:
+                left = self._left(own_end)
+                if attempt == 2 or left <= RETRY_BACKOFF:
+                    logger.warning("caldav %s %s failed: unreachable (%s)", method, path, err)
+                    raise unavailable("unreachable") from err.__cause__
+                logger.info("caldav %s %s: connection dropped (%s), trying once more", method, path, err)
+                time.sleep(RETRY_BACKOFF)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _left(self, own_end: float) -> float:
+        left = deadline.remaining()
+        mine = own_end - time.monotonic()
+        return mine if left is None else min(left, mine)
+
+    def _wait(self, own_end: float) -> float:
+        """How long the next socket operation may wait: the timeout, never past the deadline."""
+        left = self._left(own_end)
+        if left <= 0:
+            raise unavailable("timeout")
+        return min(self.timeout, left)
+
+    def _exchange(self, method: str, path: str, body: bytes, *, depth: int | None, own_end: float) -> Answer:
+        current = path
+        for _hop in range(MAX_REDIRECTS + 1):
+            response = self._send(method, current, body, depth=depth, own_end=own_end)
+            try:
+                status = response.status_code
+                if status in REDIRECTS and response.headers.get("Location"):
+                    target = self.origin.path_of(response.headers["Location"], base=current)
+                    if target is None:
+                        logger.warning("caldav %s %s: redirect to another origin refused", method, current)
+                        raise unavailable("foreign_origin", "The calendar server pointed to another origin.",
+                                          step="redirect")
+                    current = target
+                    continue
+                if status in (200, 207):
+                    return Answer(status, self._read(response, own_end), current)
+                return Answer(status, None, current)
+            finally:
+                response.close()
+        raise unavailable("bad_response", step="redirect")
+
+    def _send(self, method: str, path: str, body: bytes, *, depth: int | None, own_end: float) -> requests.Response:
+        url = self.origin.url(path)
+        headers = {"Content-Type": 'application/xml; charset="utf-8"'}
+        if depth is not None:
+            headers["Depth"] = str(depth)
+        account = self.client.account
+        auth = (account.username, account.password) if account.username else None
+        session = self.client._session()
+        prepared = session.prepare_request(requests.Request(method, url, data=body, headers=headers, auth=auth))
+        # As the server spelled it (requests re-quotes, and `%41` would become `A`).
+        prepared.url = url
+        wait = self._wait(own_end)
+        self.trips += 1
+        try:
+            return session.send(prepared, stream=True, allow_redirects=False, timeout=(wait, wait))
+        except requests.exceptions.Timeout as err:
+            raise unavailable("timeout") from err
+        except requests.exceptions.ConnectionError as err:
+            raise _Dropped(type(err).__name__) from err
+        except requests.exceptions.RequestException as err:
+            raise unavailable("unreachable") from err
+
+    def _read(self, response: requests.Response, own_end: float) -> Multistatus:
+        parser = MultistatusParser()
+        raw = response.raw
+        total = 0
+        try:
+            while True:
+                _set_read_timeout(raw, self._wait(own_end))
+                chunk = raw.read1(CHUNK_BYTES, decode_content=True)
+                if not chunk:
+                    break
+                total += len(chunk)
+                if total > self.max_bytes:
+                    logger.warning("caldav answer beyond %s bytes: refused", self.max_bytes)
+                    raise unavailable("response_too_large", "The calendar server's answer is too large.",
+                                      max_bytes=self.max_bytes)
+                parser.feed(chunk)
+        except (urllib3.exceptions.ReadTimeoutError, TimeoutError) as err:
+            raise unavailable("timeout") from err
+        except (urllib3.exceptions.ProtocolError, ConnectionError) as err:
+            raise _Dropped(type(err).__name__) from err
+        except urllib3.exceptions.DecodeError as err:
+            raise unavailable("bad_response") from err
+        except urllib3.exceptions.HTTPError as err:
+            raise unavailable("unreachable") from err
+        return parser.close()
+
+
+def _set_read_timeout(raw: urllib3.HTTPResponse, seconds: float) -> None:
+    """Bound the next socket read by what is left (the timeout requests set is for the whole exchange)."""
+    connection = getattr(raw, "_connection", None) or getattr(raw, "connection", None)
+    sock = getattr(connection, "sock", None)
+    if sock is not None:
+        try:
+            sock.settimeout(max(seconds, 0.001))
+        except OSError:
+            pass

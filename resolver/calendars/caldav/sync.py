@@ -1,0 +1,103 @@
+"""WebDAV sync (RFC 6578): the first read from an empty token, later ones from the last token.
+
+The initial sync-collection (an empty `DAV:sync-token`) lists every member
+with its ETag, and the data too where the server sends it (Radicale and
+Xandikos do): the first token and the whole collection in one round trip,
+instead of a token PROPFIND plus a full calendar-query. A later sync lists
+what changed or vanished since the token.
+
+None from either means: this server or token gives no usable sync answer, and
+the caller reads another way. That is the answer to a refused token (403 or
+409 with DAV:valid-sync-token) and to anything unexpected (another status, no
+new token, a truncated answer, a change without an ETag). A timeout, a
+dropped connection or refused credentials is not an answer: it fails the request.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+from resolver.calendars.base import SkippedResource
+from resolver.calendars.caldav.http import Answer, Transport, unavailable
+from resolver.calendars.caldav.members import member_path
+from resolver.calendars.caldav.multistatus import CALENDAR_DATA, GETETAG, sync_body
+from resolver.domain.errors import CalendarUnavailable
+
+logger = logging.getLogger("resolver.calendars")
+
+INSUFFICIENT_STORAGE = 507  # RFC 6578 3.6: the answer was truncated
+
+
+@dataclass
+class Changes:
+    token: str
+    # href -> ETag, for every member listed (all of them for the initial sync).
+    updates: dict[str, str] = field(default_factory=dict)
+    deleted: list[str] = field(default_factory=list)
+    # href -> text, where the answer carried the data (initial sync only).
+    data: dict[str, str] = field(default_factory=dict)
+    # Members listed without a usable status or ETag (initial sync): skipped, never remembered.
+    odd: list[str] = field(default_factory=list)
+
+
+def _send(transport: Transport, path: str, token: str, *, data: bool) -> Answer | None:
+    try:
+        answer = transport.report(path, sync_body(token, data=data), depth=0)
+    except CalendarUnavailable as err:
+        if err.details.get("reason") in ("timeout", "unreachable", "unauthorized", "response_too_large",
+                                         "foreign_origin"):
+            raise
+        logger.info("sync failed for %s (%s): read another way", path, err.details.get("reason"))
+        return None
+    if answer.status == 401:
+        raise unavailable("unauthorized", "The calendar server refused our credentials.")
+    if answer.status != 207 or answer.multistatus is None:
+        logger.info("sync answered %s for %s: read another way", answer.status, path)
+        return None
+    return answer
+
+
+def changes(transport: Transport, path: str, token: str, skipped: list[SkippedResource]) -> Changes | None:
+    """What changed since `token` (ETags only), or None."""
+    answer = _send(transport, path, token, data=False)
+    if answer is None:
+        return None
+    return _read(transport, path, answer, skipped, initial=False)
+
+
+def initial(transport: Transport, path: str, skipped: list[SkippedResource]) -> Changes | None:
+    """Every member, its ETag and (where sent) its data, with the first token; or None."""
+    answer = _send(transport, path, "", data=True)
+    if answer is None:
+        return None
+    return _read(transport, path, answer, skipped, initial=True)
+
+
+def _read(transport: Transport, path: str, answer: Answer, skipped: list[SkippedResource], *,
+          initial: bool) -> Changes | None:
+    found = answer.multistatus
+    assert found is not None
+    if not found.sync_token:
+        return None
+    result = Changes(token=found.sync_token)
+    for response in found.responses:
+        if response.status == INSUFFICIENT_STORAGE:
+            return None
+        href = member_path(transport.origin, response.href, collection=path, skipped=skipped)
+        if href is None or href == path:
+            continue
+        if response.status == 404 and not response.props:
+            if not initial:
+                result.deleted.append(href)
+            continue
+        etag = response.text(GETETAG)
+        if response.status != 200 or not etag:
+            if initial:
+                result.odd.append(href)
+                continue
+            return None
+        result.updates[href] = etag
+        text = response.text(CALENDAR_DATA)
+        if text:
+            result.data[href] = text
+    return result
