@@ -70,8 +70,10 @@ def main() -> None:
         token, web_password = _demo_user()
         _print_banner(web_port, instance.url, token, web_password)
         subprocess.run(
-            [sys.executable, str(BASE_DIR / "manage.py"), "runserver", f"127.0.0.1:{web_port}", "--noreload"],
-            check=False,
+            # The ASGI site: Django and the MCP endpoint at /mcp (lifeproject/asgi.py).
+            [sys.executable, "-m", "uvicorn", "lifeproject.asgi:application", "--host", "127.0.0.1",
+             "--port", str(web_port), "--no-access-log"],
+            check=False, cwd=BASE_DIR,
         )
     except KeyboardInterrupt:
         pass
@@ -109,6 +111,7 @@ lifeproject is running (Ctrl-C stops it and the local Radicale).
   Clarification page  {base}/resolve/        (log in as {DEMO_USER} / {password})
   API                 {base}/v1/resolve
   Admin               {base}/admin/
+  MCP (HTTP, OAuth)   {base}/mcp      (README "MCP over HTTP"; clients are registered in the admin)
   CalDAV (Radicale)   {caldav_url}  (user {DEMO_USER}, password in var/radicale/password)
   API token           {token}
 

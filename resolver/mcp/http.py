@@ -220,6 +220,14 @@ class McpHttp:
     """
 
     def __init__(self) -> None:
+        from urllib.parse import urlsplit
+
+        from django.core.exceptions import ImproperlyConfigured
+
+        site = urlsplit(resolver_settings.SITE_URL)
+        if site.scheme not in ("http", "https") or not site.netloc or site.path.strip("/"):
+            # The resource's identifier, the issuer and the page links all derive from it.
+            raise ImproperlyConfigured("MCP over HTTP needs RESOLVER_SITE_URL: the site's origin, e.g. https://host.")
         server = mcp_server.build_server(HttpTools())  # type: ignore[arg-type]  # duck-typed like Tools
         server.middleware.append(RequestStateBoundary(
             RequestStateSecurity(keys=state_keys(), ttl=STATE_TTL_SECONDS), default_audience=resource.resource_url()))
