@@ -30,6 +30,18 @@ def test_body_limit__the_same_text_limit_as_the_api(site):
     assert result["structuredContent"]["error"]["code"] == "invalid_request"
 
 
+def test_rebinding__another_host_is_421_and_a_foreign_origin_403(site):
+    token = site.deployment.mint_token("alice", resource=[site.mcp_url])
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+    headers = {"Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream",
+               "MCP-Protocol-Version": "2025-11-25"}
+    host = requests.post(site.mcp_url, json=body, headers={**headers, "Host": "attacker.example"}, timeout=30)
+    assert host.status_code == 421
+    origin = requests.post(site.mcp_url, json=body, headers={**headers, "Origin": "https://attacker.example"},
+                           timeout=30)
+    assert origin.status_code == 403
+
+
 def _through_throttle(user_id: object) -> int:
     statuses: list[int] = []
 

@@ -70,8 +70,9 @@ def test_flow__login_and_consent_in_chromium_then_an_exact_reference(alice):
 
 
 @pytest.mark.browser
-def test_flow__refresh_rotates_both_tokens_and_the_old_access_token_is_refused(alice):
-    session, _ = alice
+def test_flow__refresh_rotates_both_tokens_and_the_old_access_token_is_refused(site):
+    # A sign-in of its own: the end of this test revokes the whole token family.
+    session, _, _ = sign_in(site, "alice")
     old = session.storage.tokens
     auth = session.provider()
 
@@ -97,6 +98,10 @@ def test_flow__refresh_rotates_both_tokens_and_the_old_access_token_is_refused(a
     spent = requests.post(f"{session.site.url}/oauth/token/", data={
         "grant_type": "refresh_token", "refresh_token": old.refresh_token, "client_id": CLIENT_ID}, timeout=30)
     assert spent.status_code == 400 and spent.json()["error"] == "invalid_grant"
+    # Reuse of a spent refresh token is taken as theft: the whole family is revoked.
+    again = requests.post(f"{session.site.url}/oauth/token/", data={
+        "grant_type": "refresh_token", "refresh_token": new.refresh_token, "client_id": CLIENT_ID}, timeout=30)
+    assert again.status_code == 400 and again.json()["error"] == "invalid_grant"
 
 
 @pytest.mark.browser
