@@ -23,7 +23,7 @@ from __future__ import annotations
 import contextlib
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import anyio.to_thread
@@ -76,14 +76,26 @@ class DjangoTokenVerifier:
                            claims={"iss": resource.issuer_url(), "user_id": grant.user_id})
 
 
-def _verify_in_thread(token: str, resource_url: str) -> resource.Grant | None:
+@contextlib.contextmanager
+def _request_connections() -> Iterator[None]:
+    """Django's per-request connection hygiene, for ORM work in the event loop's worker threads.
+
+    Outside Django's handler no request_started/finished signal fires, so a
+    thread would keep its database connection for its whole life (and keep
+    using it after the database restarted); this closes it as a request does.
+    """
     from django.db import close_old_connections
 
     close_old_connections()
     try:
-        return resource.verify_access_token(token, resource=resource_url)
+        yield
     finally:
         close_old_connections()
+
+
+def _verify_in_thread(token: str, resource_url: str) -> resource.Grant | None:
+    with _request_connections():
+        return resource.verify_access_token(token, resource=resource_url)
 
 
 def token_user_id() -> object:
@@ -92,6 +104,19 @@ def token_user_id() -> object:
     if token is None or not token.claims or "user_id" not in token.claims:
         raise PermissionError("No authenticated user for this MCP request.")
     return token.claims["user_id"]
+
+
+class _RequestTools(Tools):
+    """`Tools` whose synchronous service calls (run in worker threads) close their connections like a request."""
+
+    def _resolve_sync(self, arguments: dict[str, Any], request_id: str) -> tuple[Any, dict[str, Any]]:
+        with _request_connections():
+            return super()._resolve_sync(arguments, request_id)
+
+    def _select_sync(self, outcome: Any, envelope: dict[str, Any], item_id: str,
+                     arguments: dict[str, Any]) -> types.CallToolResult:
+        with _request_connections():
+            return super()._select_sync(outcome, envelope, item_id, arguments)
 
 
 class HttpTools:
@@ -105,7 +130,7 @@ class HttpTools:
     """
 
     async def call(self, ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult | types.InputRequiredResult:
-        tools = Tools(user_id=token_user_id(), site_url=resolver_settings.SITE_URL)
+        tools = _RequestTools(user_id=token_user_id(), site_url=resolver_settings.SITE_URL)
         outcome = await tools.call(ctx, params)
         if params.name != RESOLVE or not isinstance(outcome, types.CallToolResult):
             return outcome

@@ -148,3 +148,14 @@ def test_isolation__a_state_is_bound_to_its_arguments(alice):
     replay = wire.call(session.site.mcp_url, session.access_token, "resolve_reference", other, elicitation=wire.FORM,
                        input_responses={"pick": {"action": "decline"}}, request_state=first["requestState"]).json()
     assert replay["error"]["data"] == {"reason": "invalid_request_state"}
+
+
+def test_logs__no_oauth_token_or_reference_in_any_log_line(alice):
+    session, _ = alice
+    session.call(OFFSITE)
+    everything = session.site.server.stderr
+    assert any('"door":"mcp"' in line for line in everything.splitlines())
+    for tokens in session.storage.history:
+        assert tokens.access_token not in everything
+        assert tokens.refresh_token not in everything
+    assert OFFSITE["text"] not in everything
