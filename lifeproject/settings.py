@@ -283,6 +283,11 @@ OAUTH2_PROVIDER = {
     "COMPLIANT_BCP_RFC9700_REDIRECT_URI_MATCHING": True,
     "COMPLIANT_BCP_RFC9700_PKCE_REQUIRED": True,
 }
+# W008 warns that `http` redirect URIs are allowed. Desktop and command-line MCP clients
+# receive the code on a loopback `http://127.0.0.1:PORT/...` callback (RFC 8252 section 7.3,
+# which the MCP authorization spec follows); refusing `http` would lock them out. Clients
+# are pre-registered by an admin or identified by their own https metadata document.
+SILENCED_SYSTEM_CHECKS = ["oauth2_provider.W008"]
 
 LOGGING = {
     "version": 1,
