@@ -79,6 +79,8 @@ class Result:
 
 
 def rank_of(expected: Sequence[str], ranked: Sequence[str]) -> int | None:
+    if not expected:
+        return None  # an absent item has no rank: only a wrong resolution counts
     positions = {uid: n for n, uid in reversed(list(enumerate(ranked, start=1)))}
     if any(uid not in positions for uid in expected):
         return None
@@ -149,7 +151,8 @@ def run_project(refs: list[dict[str, Any]], calendar: Any, meta: retrieval.Meta)
         ranked_items = [outcome.item] if ok and outcome.item is not None else list(outcome.candidates)
         top = [i.uid for i in ranked_items]
         rank = rank_of(ref["expected"], top)
-        wrong = ok and (ref["category"] == "duplicates" or top[0] not in ref["expected"])
+        # Several expected items (duplicates, a date's list) or none (absent): any resolution is wrong.
+        wrong = ok and (len(ref["expected"]) != 1 or top[0] not in ref["expected"])
         first_occ = None
         occurrence_ok = None
         if ranked_items:
@@ -202,24 +205,30 @@ class LiveRadicale:
 # Figures ---------------------------------------------------------------------------------------------
 
 
-def metrics(results: list[Result]) -> dict[str, Any]:
-    n = len(results)
-    if not n:
+def metrics(results: list[Result], *, wrong_over: list[Result] | None = None) -> dict[str, Any]:
+    """Recall over `results`; wrong resolutions over `wrong_over` (default the same results).
+
+    References to absent items have no rank: their recall is n/a, only `wrong` counts.
+    """
+    wrong_over = results if wrong_over is None else wrong_over
+    if not wrong_over:
         return {"n": 0}
-    ranks = [r.rank for r in results]
+    ranked = [r for r in results if r.category != retrieval.ABSENT]
+    n = len(ranked)
+    ranks = [r.rank for r in ranked]
 
-    def at(k: int) -> float:
-        return round(sum(1 for x in ranks if x is not None and x <= k) / n, 3)
+    def at(k: int) -> float | None:
+        return round(sum(1 for x in ranks if x is not None and x <= k) / n, 3) if n else None
 
-    wrongs = [r.wrong for r in results if r.wrong is not None]
+    wrongs = [r.wrong for r in wrong_over if r.wrong is not None]
     occs = [r.occurrence_ok for r in results if r.occurrence_ok is not None]
     return {
-        "n": n, "recall@1": at(1), "recall@5": at(5), "recall@19": at(19),
-        "mrr": round(sum(1 / x for x in ranks if x) / n, 3),
-        "wrong": sum(wrongs) if len(wrongs) == n else None,
+        "n": len(wrong_over) if n == 0 else n, "recall@1": at(1), "recall@5": at(5), "recall@19": at(19),
+        "mrr": round(sum(1 / x for x in ranks if x) / n, 3) if n else None,
+        "wrong": sum(wrongs) if len(wrongs) == len(wrong_over) else None,
         "occurrence@1": round(sum(occs) / len(occs), 3) if occs else None,
         "occurrence_n": len(occs),
-        "median_ms": round(statistics.median(r.ms for r in results), 3),
+        "median_ms": round(statistics.median(r.ms for r in wrong_over), 3),
     }
 
 
@@ -228,7 +237,8 @@ def summarise(runs: dict[str, list[Result]], split: str, categories: list[str]) 
     for method, results in runs.items():
         chosen = [r for r in results if r.split == split]
         per = {cat: metrics([r for r in chosen if r.category == cat]) for cat in categories}
-        per[OVERALL] = metrics([r for r in chosen if r.category != SEPARATE])
+        # Overall recall leaves out synonyms (no shared word) and absent items (no rank); wrong counts all.
+        per[OVERALL] = metrics([r for r in chosen if r.category != SEPARATE], wrong_over=chosen)
         out[method] = per
     return out
 
@@ -248,7 +258,7 @@ def render(figures: dict[str, dict[str, Any]], categories: list[str], *, has_tim
             if not m.get("n"):
                 continue
             occ = m["occurrence@1"] if m.get("occurrence_n") else None
-            show_occ = has_time and (cat in (OVERALL, "time_expression"))
+            show_occ = has_time and (cat in (OVERALL,) + retrieval.TIMED)
             rows.append([cat, method, m["n"], _cell(m["recall@1"]), _cell(m["recall@5"]), _cell(m["recall@19"]),
                          _cell(m["mrr"]), _cell(m["wrong"]),
                          (f"{_cell(occ)} ({m['occurrence_n']})" if occ is not None else "n/a") if show_occ else "",
@@ -259,11 +269,11 @@ def render(figures: dict[str, dict[str, Any]], categories: list[str], *, has_tim
 def show_misses(results: list[Result], refs: dict[str, dict[str, Any]], titles: dict[str, str], label: str,
                 write: Callable[[str], None]) -> None:
     for r in results:
-        missed = r.rank != 1 or r.wrong or r.occurrence_ok is False
+        missed = (r.rank != 1 and r.category != retrieval.ABSENT) or r.wrong or r.occurrence_ok is False
         if not missed:
             continue
         ref = refs[r.ref_id]
-        expected = ", ".join(titles[u] for u in ref["expected"])
+        expected = ", ".join(titles[u] for u in ref["expected"]) or "(nothing: a clarification)"
         extra = f" want occurrence {ref['expected_occurrence_start']} got {r.first_occurrence}" \
             if ref.get("expected_occurrence_start") else ""
         write(f"[{label}] {r.ref_id} {r.category}/{r.split} {ref['text']!r} -> expected {expected!r}; "

@@ -26,7 +26,16 @@ from dateutil.rrule import rrulestr
 DATA = Path(__file__).resolve().parent / "data" / "retrieval"
 
 CATEGORIES = ("partial", "reordered", "typo", "compound", "initialism", "word_form", "prefix",
-              "time_expression", "synonym_paraphrase", "exact", "duplicates")
+              "time_expression", "synonym_paraphrase", "exact", "duplicates",
+              # Issue 21: written as people and agents write.
+              "date_alone", "clitic", "diacritic", "time_form", "sentence", "foreign_title", "disambiguation",
+              "absent")
+# Categories whose references name several items, all expected first in any order.
+LISTS = ("duplicates", "date_alone")
+# References to nothing in the calendar: no expected item, the right outcome is a clarification.
+ABSENT = "absent"
+# Categories whose event references name the occurrence they mean.
+TIMED = ("time_expression", "time_form", "sentence")
 SPLITS = ("tune", "heldout")
 COLLECTION_NAMES = {"work": "Work", "personal": "Personal", "home": "Home"}
 

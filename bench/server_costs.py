@@ -8,7 +8,8 @@ them weekly series), written item by item. For each request, the median of
 7 wall-clock times on the client, body read, nothing parsed (except the row
 that says so): REPORT with and without the `COMPLETED is-not-defined`
 prop-filter, the etag-only REPORT, events with and without a time-range,
-sync-collection with an unchanged and with an empty token, the Depth 0
+sync-collection with an unchanged and with an empty token (ETags only, and
+with the data: the reader's cold read), the Depth 0
 PROPFIND of the sync token, and a calendar-multiget of 10 resources.
 """
 from __future__ import annotations
@@ -42,9 +43,10 @@ def _query(inner: str, data: bool = True) -> str:
             f'<C:comp-filter name="VCALENDAR">{inner}</C:comp-filter></C:filter></C:calendar-query>')
 
 
-def _sync(token: str) -> str:
+def _sync(token: str, data: bool = False) -> str:
+    prop = "<D:getetag/>" + ("<C:calendar-data/>" if data else "")
     return (f'<?xml version="1.0"?><D:sync-collection {NS}><D:sync-token>{token}</D:sync-token>'
-            "<D:sync-level>1</D:sync-level><D:prop><D:getetag/></D:prop></D:sync-collection>")
+            f"<D:sync-level>1</D:sync-level><D:prop>{prop}</D:prop></D:sync-collection>")
 
 
 def _fmt(moment: datetime) -> str:
@@ -110,6 +112,8 @@ def measure(session: requests.Session, url: str) -> dict[str, float]:
         "events: REPORT, VEVENT comp-filter alone": median_ms(lambda: report(EVENTS)),
         "sync-collection, unchanged token": median_ms(lambda: report(_sync(token or ""), "0")),
         "sync-collection, empty token": median_ms(lambda: report(_sync(""), "0")),
+        # The reader's cold read (resolver/calendars/caldav/sync.py): token, ETags and data at once.
+        "sync-collection, empty token, with data": median_ms(lambda: report(_sync("", data=True), "0")),
         "PROPFIND sync-token, Depth 0": median_ms(lambda: session.request(
             "PROPFIND", url, data=TOKEN, headers={"Depth": "0"}, timeout=300).content),
         "calendar-multiget, 10 resources": median_ms(lambda: report(multiget)),

@@ -6,7 +6,12 @@ Compares the resolver's closed grammar (resolver/domain/timeexpr.py) with
 dateparser's `search_dates`, ctparse and timefhuman, on
 `bench/data/time_expressions.jsonl`: phrases with a time expression (and the
 day it names) and phrases that must not become dates ("1:1 with Omar",
-"May" the person, "2 bottles", "Q3", "10k run", "Sat exam prep"). The three
+"May" the person, "2 bottles", "Q3", "10k run", "Sat exam prep"), reported
+twice: the first set, and the forms added for issue 21 (`"set": "issue21"`:
+days of the month, "a week from today", fortnights, "this coming Friday",
+"the end of next week", "in February", date-alone questions, and ordinals
+that are words: "the 2nd draft", "the second floor", "the 21st century"). For
+a range the day compared is its first day ("end of next week": Friday). The three
 libraries are optional here (`pip install dateparser ctparse timefhuman`);
 a missing one is reported, not measured. The clock is the retrieval set's:
 2027-01-11 09:00 Europe/Berlin, a Monday.
@@ -114,19 +119,26 @@ def main() -> int:
         "closed grammar (ours)": lambda: ours, "dateparser.search_dates": dateparser_reader,
         "ctparse": ctparse_reader, "timefhuman": timefhuman_reader,
     }
-    positives = sum(1 for case in cases if case["day"])
-    print(f"{len(cases)} phrases: {positives} with a time expression, {len(cases) - positives} without\n")
-    print("| parser | precision | recall | false dates | median ms |")
-    print("|---|---:|---:|---:|---:|")
+    built: dict[str, Reader | None] = {}
     for name, build in readers.items():
         try:
-            read = build()
+            built[name] = build()
         except ImportError:
-            print(f"| {name} | not installed | | | |")
-            continue
-        figures = measure(read, cases)
-        print(f"| {name} | {figures['precision']:.3f} | {figures['recall']:.3f} | {figures['false_dates']} "
-              f"| {figures['median_ms']:.2f} |")
+            built[name] = None
+    for label, chosen in (("first set", [c for c in cases if c.get("set") != "issue21"]),
+                          ("issue 21 forms", [c for c in cases if c.get("set") == "issue21"])):
+        positives = sum(1 for case in chosen if case["day"])
+        print(f"\n{label}: {len(chosen)} phrases, {positives} with a time expression, "
+              f"{len(chosen) - positives} without\n")
+        print("| parser | precision | recall | false dates | median ms |")
+        print("|---|---:|---:|---:|---:|")
+        for name, read in built.items():
+            if read is None:
+                print(f"| {name} | not installed | | | |")
+                continue
+            figures = measure(read, chosen)
+            print(f"| {name} | {figures['precision']:.3f} | {figures['recall']:.3f} | {figures['false_dates']} "
+                  f"| {figures['median_ms']:.2f} |")
     return 0
 
 

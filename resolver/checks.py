@@ -9,6 +9,11 @@
 | resolver.E005 | TIME_ZONE is not an IANA zone |
 | resolver.E006 | a limit that is not a positive integer, or MAX_CANDIDATES above 19 |
 | resolver.W001 | CALDAV_URL is empty while the CalDAV backend is in use |
+
+Every check here carries the tag `resolver` (TAG): `manage.py resolve` runs
+these alone, not the URL, admin and model checks, which would import every
+view (and with them DRF and the schema generator) on each call of a
+command that starts a fresh process every time.
 """
 from __future__ import annotations
 
@@ -22,11 +27,12 @@ from django.core import checks
 from resolver.conf import DEFAULTS, IMPORT_STRINGS, import_setting, resolver_settings, user_settings
 from resolver.domain.judgment import MAX_CANDIDATES
 
+TAG = "resolver"
 _URL_SETTINGS = ("CALDAV_URL", "TYPESAFE_BASE_URL", "SITE_URL")
-_LIMITS = ("MAX_TEXT_LENGTH", "MAX_COLLECTION_IDS", "MAX_CANDIDATES", "MAX_BODY_BYTES")
+_LIMITS = ("MAX_TEXT_LENGTH", "MAX_COLLECTION_IDS", "MAX_CANDIDATES", "MAX_BODY_BYTES", "MAX_RESPONSE_BYTES")
 
 
-@checks.register(checks.Tags.security, deploy=False)
+@checks.register(checks.Tags.security, TAG, deploy=False)
 def check_secret_key(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
     dev_key = getattr(settings, "DEV_SECRET_KEY", None)
     if not settings.DEBUG and dev_key and settings.SECRET_KEY == dev_key:
@@ -40,7 +46,7 @@ def check_secret_key(app_configs: Any = None, **kwargs: Any) -> list[checks.Chec
     return []
 
 
-@checks.register()
+@checks.register(TAG)
 def check_resolver_settings(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
     return [*_unknown_keys(), *_backends(), *_urls(), *_time_zone(), *_limits(), *_caldav_url_set()]
 

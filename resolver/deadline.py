@@ -22,7 +22,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 class ResolutionTimeout(Exception):
-    """The resolution's deadline passed (its name says timeout: caldav's guard maps it to reason timeout)."""
+    """The resolution's deadline passed (the CalDAV reader ends its read with reason timeout itself)."""
 
 
 def _configured_seconds() -> float:

@@ -78,7 +78,7 @@ def test_checks__time_zone_defaults_to_djangos(settings):
 
 @pytest.mark.parametrize("name, value", [
     ("MAX_TEXT_LENGTH", 0), ("MAX_COLLECTION_IDS", "50"), ("MAX_BODY_BYTES", -1), ("MAX_CANDIDATES", True),
-    ("MAX_CANDIDATES", 20),
+    ("MAX_CANDIDATES", 20), ("MAX_RESPONSE_BYTES", 0),
 ])
 def test_checks__bad_limit(settings, name, value):
     messages = _run(settings, **{name: value})

@@ -77,10 +77,12 @@ class Item:
     # Events: the live occurrences in the horizon, in order of start, at most
     # MAX_OCCURRENCES_PER_ITEM; the first is the next live one. Tasks: ().
     occurrences: tuple[Occurrence, ...] = field(default=(), compare=False, repr=False)
-    # The normalised title, computed once so matching never re-normalises.
+    # The normalised title, computed once so matching never re-normalises:
+    # the exact-title key (trimmed, case-folded), nothing more.
     title_key: str = field(default="", compare=False, repr=False)
-    # Its significant words, for the same reason: tokenising every title on
-    # every request would cost matching more than all its other steps together.
+    # Its significant words, clitics stripped and diacritics folded
+    # (`match_key`), for the same reason: tokenising every title on every
+    # request would cost matching more than all its other steps together.
     title_words: tuple[str, ...] = field(default=(), compare=False, repr=False)
     # Every word of the title, stopwords included, in order: compounds
     # ("follow-up" for "followup") and the language's own stopwords need them.
@@ -104,8 +106,72 @@ _WORD = re.compile(r"\w+")
 
 
 def normalise(text: str) -> str:
-    """Compatibility-normalise, case-fold and trim: `STRASSE` equals `Straße`."""
+    """Compatibility-normalise, case-fold and trim: `STRASSE` equals `Straße`.
+
+    This is the exact-title key (invariant 1): nothing more is folded here, so a
+    deterministic match stays "the same title, trimmed and case-folded".
+    Matching words go further, through `match_key`.
+    """
     return unicodedata.normalize("NFKC", text).casefold().strip()
+
+
+# Clitics, stripped before words are matched so that "Zara's" is the word
+# "zara" and never a word "s" shared by every possessive title, and "what's"
+# is "what", not a prefix of "Whatsapp". Both apostrophes; the negative "n't"
+# leaves the verb ("don't" -> "do"), with the three irregular ones spelled out.
+_APOSTROPHE = "['\u2019]"
+_IRREGULAR_NEGATIVES = {"can": "can", "won": "will", "shan": "shall"}
+# One pass, four alternatives: an irregular negative ("won't" -> "will"), the
+# negative "n't", a clitic after a word ("'s 'll 're 've 'd 'm"), and the
+# French and Italian elisions ("l'équipe", "d'équipe", "qu'il", "dell'ufficio").
+_CLITICS = re.compile(
+    rf"\b(?P<irregular>can|won|shan){_APOSTROPHE}t\b"
+    rf"|(?<=\w)n{_APOSTROPHE}t\b"
+    rf"|(?<=\w){_APOSTROPHE}(?:s|ll|re|ve|d|m)\b"
+    rf"|\b(?:[cdjlmnst]|qu|dell|all|dall|nell|sull){_APOSTROPHE}(?=\w)")
+
+
+def strip_clitics(key: str) -> str:
+    """An already normalised text without its clitics: "zara's bike" -> "zara bike"."""
+    if "'" not in key and "\u2019" not in key:
+        return key  # the common case, free
+    return _CLITICS.sub(lambda m: _IRREGULAR_NEGATIVES.get(m.group("irregular") or "", ""), key)
+
+
+# Letters that NFKD does not decompose, spelled as people type them without
+# the key: "Søren" -> "soren", "Æsop" -> "aesop", "Łódź" -> "lodz".
+_LETTERS = str.maketrans({"ø": "o", "æ": "ae", "œ": "oe", "ł": "l", "đ": "d", "ð": "d", "þ": "th", "ı": "i",
+                          "ß": "ss", "ħ": "h", "ŧ": "t"})
+
+
+def fold(key: str) -> str:
+    """An already normalised text without diacritics: NFKD, combining marks dropped.
+
+    "zürich" -> "zurich", "andré" -> "andre", "søren" -> "soren". The German
+    spellings without umlauts ("zuerich", "mueller") are matched as equal to
+    these by the matcher (`umlaut_variant`), not here: rewriting every "ue"
+    would change English words ("blue", "queue").
+    """
+    if key.isascii():
+        return key  # the common case, free
+    decomposed = unicodedata.normalize("NFKD", key.translate(_LETTERS))
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+_UMLAUT_SPELLING = re.compile(r"(?<=[a-z])(ae|oe|ue)")
+
+
+def umlaut_variant(word: str) -> str | None:
+    """The word with German umlaut spellings undone ("zuerich" -> "zurich"), or None without any."""
+    if "e" not in word:
+        return None
+    variant = _UMLAUT_SPELLING.sub(lambda m: m.group(1)[0], word)
+    return variant if variant != word else None
+
+
+def match_key(text: str) -> str:
+    """What matching compares: normalised, clitics stripped, diacritics folded."""
+    return fold(strip_clitics(normalise(text)))
 
 
 def tokens_of(key: str) -> tuple[str, ...]:
@@ -163,6 +229,7 @@ def make_item(
     occurrences: tuple[Occurrence, ...] = (),
 ) -> Item:
     key = title_key_of(title)
+    matched = fold(strip_clitics(key))
     return Item(
         item_id=derive_item_id(collection_path, uid),
         uid=uid,
@@ -176,6 +243,6 @@ def make_item(
         href=href,
         occurrences=occurrences,
         title_key=key,
-        title_words=words_of(key),
-        title_tokens=tokens_of(key),
+        title_words=words_of(matched),
+        title_tokens=tokens_of(matched),
     )

@@ -16,11 +16,12 @@ import hashlib
 import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import date
 from enum import Enum
 from typing import Any
 
-from resolver.domain.items import Item, Kind
+from resolver.domain.items import Item, Kind, Occurrence
 from resolver.domain.times import iso
 
 QUESTION_ID = "reference_match.v1"
@@ -29,13 +30,17 @@ NO_MATCH = "no_match"
 MAX_CANDIDATES = 19
 # Bump whenever the shape or field names of `state` change: a threshold
 # evaluated against one layout says nothing about another.
-STATE_LAYOUT_VERSION = 1
+STATE_LAYOUT_VERSION = 2  # 2: state.today; events' end and recurring
 
 # Trusted text. Changing any of it changes `question_fingerprint()`, which
 # retires every threshold approved for the old wording.
 INSTRUCTIONS = (
     "Decide which candidate in state.candidates the user_reference refers to. "
     "state.kind says whether the candidates are tasks or events. "
+    "state.today is the user's date when they wrote the reference, for reading "
+    "words such as tomorrow, Friday or the 3rd. A task's due is when it is due; "
+    "an event's start and end are the occurrence meant (or its next one), and "
+    "recurring says whether it is one occurrence of a series. "
     "Each candidate carries its own candidate_number. "
     "The valid answers are exactly the candidate numbers from "
     "state.candidate_number_range.first to state.candidate_number_range.last "
@@ -66,16 +71,24 @@ class CandidateFacts:
     status: str | None
     due: str | None = None
     start: str | None = None
+    # Events: the occurrence's end, and whether it is one of a series.
+    end: str | None = None
+    recurring: bool | None = None
 
 
-def facts_from_item(item: Item) -> CandidateFacts:
-    return CandidateFacts(
+def facts_from_item(item: Item, occurrence: Occurrence | None = None) -> CandidateFacts:
+    """The item's facts; for an event, those of `occurrence` (the one the reference names) when given."""
+    facts = CandidateFacts(
         title=item.title,
         collection=item.collection_id,
         status=item.status,
         due=iso(item.due),
         start=iso(item.start),
     )
+    if occurrence is not None:
+        facts = replace(facts, start=occurrence.start.isoformat(), end=occurrence.end.isoformat(),
+                        recurring=occurrence.recurrence_id is not None)
+    return facts
 
 
 @dataclass(frozen=True)
@@ -136,13 +149,19 @@ def _candidate_state(number: int, facts: CandidateFacts, kind: Kind) -> dict[str
         entry["due"] = facts.due
     else:
         entry["start"] = facts.start
+        entry["end"] = facts.end
+        entry["recurring"] = facts.recurring
     return entry
 
 
 def build_question(
-    *, reference: str, kind: Kind | str, candidates: Sequence[CandidateFacts]
+    *, reference: str, kind: Kind | str, candidates: Sequence[CandidateFacts], today: date | None = None
 ) -> Question:
-    """Number the candidates 1..N in the given order and build the question."""
+    """Number the candidates 1..N in the given order and build the question.
+
+    `today` is the user's local date: with it the judge can read "Friday",
+    "yesterday" or "the 3rd" against the candidates' dates.
+    """
     count = len(candidates)
     if not 1 <= count <= MAX_CANDIDATES:
         raise ValueError(f"a question needs 1 to {MAX_CANDIDATES} candidates, got {count}")
@@ -153,6 +172,7 @@ def build_question(
     state = {
         "user_reference": reference,
         "kind": kind_value.value,
+        "today": f"{today.isoformat()} {today.strftime('%A')}" if today is not None else None,
         "candidate_number_range": {"first": 1, "last": count},
         "candidates": [
             _candidate_state(number, facts, kind_value)

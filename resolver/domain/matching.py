@@ -33,18 +33,37 @@ from dataclasses import dataclass
 from datetime import timezone, tzinfo
 from itertools import chain
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
-import numpy as np
 from rapidfuzz import fuzz, process
 
-from resolver.domain.items import STOPWORDS, Item, normalise, tokens_of
+from resolver.domain.items import STOPWORDS, Item, match_key, normalise, tokens_of, umlaut_variant
 # The time helpers live in resolver/domain/times.py; importable from here too.
 from resolver.domain.times import TimeRange, _soonest, _soonest_in, in_range, occurrence_for, occurrences_in  # noqa: F401
 from resolver.domain.wordforms import DEFAULT_LANGUAGE, WordForms, word_forms
 
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    class _Numpy:
+        """numpy, imported when ranking first needs it.
+
+        An exact match (a reference equal to a title, ID or UID) never ranks,
+        and `manage.py resolve` is a fresh process per call: importing numpy
+        there costs more than the whole exact match. The first attribute read
+        replaces this object with the module, so ranking pays nothing after.
+        """
+
+        def __getattr__(self, name: str):
+            import numpy
+
+            globals()["np"] = numpy
+            return getattr(numpy, name)
+
+    np = _Numpy()
+
 __all__ = ["STOPWORDS", "Pool", "ScoredCandidate", "build_pool", "exact_matches", "score_candidates",
-           "significant_words", "occurrence_for", "occurrences_in", "items_in_range", "in_range"]
+           "significant_words", "title_naming_words", "occurrence_for", "occurrences_in", "items_in_range", "in_range"]
 
 # Match qualities: how much of a reference word's weight a title word earns.
 EXACT, STEM, COMPOUND, INITIALISM, PREFIX = 1.0, 0.9, 0.9, 0.85, 0.7
@@ -54,6 +73,9 @@ STRONG = 0.85
 TITLE_COVERAGE_WEIGHT = 0.3
 # Scores this close are a near-tie, ordered by rapidfuzz and then by time.
 NEAR_TIE = 0.02
+# "Zuerich" for "Zürich" (and back) only in words this long: shorter ones
+# ("due", "toe", "goes") are English words, not German spellings.
+UMLAUT_MIN_LENGTH = 5
 # Among candidates this close to the best, one with a time in the reference's
 # range ranks first; a weak title match never wins on time alone.
 TIME_PLAUSIBLE = 0.5
@@ -92,8 +114,21 @@ def _order_key(item: Item) -> tuple[str, str, str]:
 
 
 def significant_words(text: str, *, language: str = DEFAULT_LANGUAGE) -> list[str]:
+    """The words that must match a title: clitics stripped, diacritics folded, stopwords dropped."""
     stop = word_forms(language).stopwords
-    return [w for w in tokens_of(normalise(text)) if w not in stop]
+    return [w for w in tokens_of(match_key(text)) if w not in stop]
+
+
+def title_naming_words(text: str, items: Sequence[Item], *, language: str = DEFAULT_LANGUAGE) -> list[str]:
+    """The significant words left once fillers ("what", "anything", "due", "meetings") and
+    the names of the items' collections are set aside: none means the reference names no title."""
+    forms = word_forms(language)
+    collections = _collection_words(items)
+    return [w for w in significant_words(text, language=language) if w not in forms.fillers and w not in collections]
+
+
+def _collection_words(items: Sequence[Item]) -> frozenset[str]:
+    return frozenset(chain.from_iterable(tokens_of(match_key(c)) for c in {item.collection_id for item in items}))
 
 
 # -- the per-collection index ------------------------------------------------
@@ -125,6 +160,7 @@ class TitleIndex:
         self.distinct = np.fromiter(map(len, map(set, self.words)), dtype=np.float64, count=len(self.words))
         self._lines: str | None = None
         self._by_stem: dict[str, list[str]] | None = None
+        self._by_variant: dict[str, list[str]] | None = None
         self._keys: tuple[str, list[int]] | None = None
         self._initials: tuple[str, list[int]] | None = None
         self._all_initials: tuple[str, list[int]] | None = None
@@ -154,6 +190,21 @@ class TitleIndex:
                         by_stem.setdefault(stem, []).append(token)
                     self._by_stem = by_stem
         return self._by_stem
+
+    @property
+    def by_variant(self) -> dict[str, list[str]]:
+        """Title words spelled with German umlaut digraphs, by their spelling without ("zuerich" -> "zurich")."""
+        if self._by_variant is None:
+            with self._lock:
+                if self._by_variant is None:
+                    by_variant: dict[str, list[str]] = {}
+                    for token in self.vocabulary:
+                        if len(token) >= UMLAUT_MIN_LENGTH and ("ae" in token or "oe" in token or "ue" in token):
+                            variant = umlaut_variant(token)
+                            if variant is not None:
+                                by_variant.setdefault(variant, []).append(token)
+                    self._by_variant = by_variant
+        return self._by_variant
 
     def _joined(self, texts: list[str]) -> tuple[str, list[int]]:
         offsets: list[int] = []
@@ -259,16 +310,27 @@ def _token_matches(words: list[str], index: TitleIndex) -> list[dict[str, float]
     vocabulary = index.vocabulary_set
     found: list[dict[str, float]] = [{} for _ in words]
     stems = index.forms.stems(words)
+    fillers = index.forms.fillers
     by_stem = index.by_stem
+    by_variant = index.by_variant
     for matches, word, stem in zip(found, words, stems):
         for token in by_stem.get(stem, ()):
             _improve(matches, token, STEM)
         if word in vocabulary:
             matches[word] = EXACT
-        if len(word) >= 3:
+        if len(word) >= UMLAUT_MIN_LENGTH:
+            # "Zuerich", "Zurich" and "Zürich" (folded: "zurich") are one word written three ways.
+            plain = umlaut_variant(word) or word
+            if plain != word and plain in vocabulary:
+                matches[plain] = EXACT
+            for token in by_variant.get(plain, ()):
+                matches[token] = EXACT
+        # Fillers ("what", "thing", "due") match a title word as written, never as
+        # its beginning or a typo: "what's" is not a prefix of "Whatsapp".
+        if len(word) >= 3 and word not in fillers:
             for token in re.findall("\n(" + re.escape(word) + r"\w+)", index.lines):
                 _improve(matches, token, PREFIX)
-    fuzzy = [(n, word) for n, word in enumerate(words) if _word_cutoff(word) <= 100]
+    fuzzy = [(n, word) for n, word in enumerate(words) if _word_cutoff(word) <= 100 and word not in fillers]
     if fuzzy and index.vocabulary:
         # One pass over the vocabulary for all words, in C++.
         table = process.cdist([w for _, w in fuzzy], index.vocabulary, scorer=fuzz.ratio, dtype=np.float32,
@@ -378,7 +440,7 @@ def _rank(
     if not items:
         return [], 0
     forms = word_forms(language)
-    all_tokens = list(tokens_of(normalise(text)))
+    all_tokens = list(tokens_of(match_key(text)))
     words = list(dict.fromkeys(w for w in all_tokens if w not in forms.stopwords))
     if not words:
         return [], 0
@@ -399,7 +461,7 @@ def _rank(
         for position, (quality, _cover) in special_n.items():
             row[position] = max(row[position], quality)
     # Title coverage: how many of a title's distinct words some reference word matched.
-    cover_tokens = set(chain.from_iterable(matches)) | {w for w in (normalise(b) for b in bonus_words) if w}
+    cover_tokens = set(chain.from_iterable(matches)) | {w for w in (match_key(b) for b in bonus_words) if w}
     for token in cover_tokens:
         covered[index.postings(token)] += 1.0
     for special_n in special:
@@ -469,10 +531,28 @@ def build_pool(
     tz: tzinfo = timezone.utc,
     bonus_words: Sequence[str] = (),
 ) -> Pool:
-    if time_range is not None and not significant_words(text, language=language):
-        scored = items_in_range(items, time_range, tz=tz)
-    else:
-        ranked, matched = _rank(text, items, language=language, time_range=time_range, tz=tz,
-                                bonus_words=bonus_words, limit=limit)
-        return Pool(candidates=tuple(ranked), matched=matched)
+    """The candidates for a reference (its time expression already taken out as `time_range`).
+
+    A time plus words that name no title ("what do I have due on Friday",
+    "anything overdue", "my meetings on the 21st") asks by date alone: the
+    items due or occurring in the range, nearest first. So does a time whose
+    other words match no title at all. Otherwise the titles are ranked, and the
+    range only orders the plausible ones.
+    """
+    if time_range is not None and not title_naming_words(text, items, language=language):
+        return _date_alone(text, items, time_range, tz=tz, limit=limit)
+    ranked, matched = _rank(text, items, language=language, time_range=time_range, tz=tz,
+                            bonus_words=bonus_words, limit=limit)
+    if not ranked and time_range is not None:
+        return _date_alone(text, items, time_range, tz=tz, limit=limit)
+    return Pool(candidates=tuple(ranked), matched=matched)
+
+
+def _date_alone(text: str, items: Sequence[Item], time_range: TimeRange, *, tz: tzinfo, limit: int) -> Pool:
+    """The items in the range, nearest first; those of a collection the reference names
+    ("the garden stuff due Monday") before the others: weak evidence, never a filter."""
+    scored = items_in_range(items, time_range, tz=tz)
+    named = set(tokens_of(match_key(text)))
+    if named:
+        scored.sort(key=lambda c: not (set(tokens_of(match_key(c.item.collection_id))) <= named))
     return Pool(candidates=tuple(scored[:limit]), matched=len(scored))

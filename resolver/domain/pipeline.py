@@ -9,7 +9,6 @@ candidate.
 """
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections import Counter
 from datetime import datetime, timezone, tzinfo
@@ -156,6 +155,7 @@ def resolve(
     question = jdg.build_question(
         reference=request.text, kind=request.kind,
         candidates=[_facts(item, occurrences.get(item.item_id)) for item in candidates],
+        today=now.astimezone(tz).date(),
     )
     numbering = {number: item.item_id for number, item in enumerate(candidates, start=1)}
     judging_started = time.perf_counter()
@@ -233,11 +233,8 @@ def _occurrences(items: tuple[Item, ...] | list[Item], time_range: TimeRange | N
 
 
 def _facts(item: Item, occurrence: Occurrence | None) -> jdg.CandidateFacts:
-    facts = jdg.facts_from_item(item)
     # The judge sees the occurrence the reference names, not only the next one.
-    if occurrence is not None:
-        facts = dataclasses.replace(facts, start=occurrence.start.isoformat())
-    return facts
+    return jdg.facts_from_item(item, occurrence)
 
 
 def _prompt(pool: Pool, *, top_is_no_match: bool) -> str:

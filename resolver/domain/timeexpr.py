@@ -7,11 +7,19 @@ dates ("May" the person, "2 bottles", "Q3", "10k run", "1:1 with Omar"),
 which here would silently reorder the candidates. The grammar recognises only
 what it can read without doubt:
 
-- days: today, tonight, tomorrow, yesterday, the day after tomorrow, weekday
-  names ("on Friday", "Friday's", "next Friday"; abbreviations only after
-  on/this/next/last, so "Sat" alone stays a word), this/next/last week,
-  this weekend, this/next month, "in N days" / "in N weeks", ISO dates
-  (2027-01-12) and month-day dates ("January 12", "12 January", "Jan 12th");
+- days: today, tonight, tomorrow, yesterday, the day after tomorrow, the day
+  before yesterday, weekday names ("on Friday", "Friday's", "next Friday",
+  "this coming Friday"; abbreviations only after on/this/next/last, so "Sat"
+  alone stays a word), this/next/last week, this weekend, this/next month,
+  "in February", "in N days" / "in N weeks" / "in a fortnight", "a week from
+  today" / "two weeks from Friday" / "a fortnight from tomorrow", "the end of
+  (next) week" (its Friday to Sunday) and "the end of the month" (its last
+  seven days), ISO dates (2027-01-12), month-day dates ("January 12",
+  "12 January", "Jan 12th") and a day of the month alone ("on the 3rd",
+  "due the 21st", "on the twelfth": the next such day, today included; only
+  where nothing but a time or the end of the sentence follows, so "the 2nd
+  floor" and "on the second draft" stay words);
+- "overdue" / "past due": due before now (a task due later today is not);
 - times: "at 3pm", "3 pm", "10:30am", "15:00", noon, midnight, and parts of a
   day (morning, afternoon, evening) after a day word.
 
@@ -48,6 +56,21 @@ _ABBREVIATION = "|".join(sorted(_WEEKDAY_ABBREVIATIONS, key=len, reverse=True))
 _ORDINAL = r"(?:st|nd|rd|th)?"
 _POSSESSIVE = r"(?:['’]s)?"
 _PART = r"(?:\s+(?P<part>morning|afternoon|evening|night))?"
+_ORDINAL_WORDS = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
+    "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13, "fourteenth": 14, "fifteenth": 15,
+    "sixteenth": 16, "seventeenth": 17, "eighteenth": 18, "nineteenth": 19, "twentieth": 20, "thirtieth": 30,
+}
+for _unit, _n in (("first", 1), ("second", 2), ("third", 3), ("fourth", 4), ("fifth", 5), ("sixth", 6),
+                  ("seventh", 7), ("eighth", 8), ("ninth", 9)):
+    _ORDINAL_WORDS[f"twenty-{_unit}"] = 20 + _n
+_ORDINAL_WORDS["thirty-first"] = 31
+_ORDINAL_WORD = "|".join(w.replace("-", r"[-\s]") for w in sorted(_ORDINAL_WORDS, key=len, reverse=True))
+_COUNT = r"(?P<n>\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten)"
+# What may follow a day of the month said alone: the end, punctuation, or a time.
+_ORDINAL_END = (r"(?=\s*$|\s*[?.!,;:)]|\s+(?:at|in|of|for|on|and|or|please|morning|afternoon|evening|night"
+                r"|\d{1,2}(?::\d\d)?\s*(?:am|pm)|\d{1,2}:\d\d|noon|midday|midnight)\b)")
+_MONTH_NAMES = "january|february|march|april|may|june|july|august|september|october|november|december"
 
 # Each pattern names the groups its reader uses; the first that matches wins.
 def _rx(pattern: str) -> re.Pattern[str]:
@@ -63,16 +86,30 @@ _DAY_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         rf"\b(?:on\s+)?(?:the\s+)?(?P<d>\d{{1,2}}){_ORDINAL}\s+(?:of\s+)?(?P<month>{_MONTH})\b\.?"
         rf"(?:,?\s+(?P<y>\d{{4}})\b)?" + _POSSESSIVE)),
     ("day_after_tomorrow", _rx(r"\b(?:the\s+)?day\s+after\s+tomorrow\b" + _POSSESSIVE + _PART)),
+    ("day_before_yesterday", _rx(r"\b(?:the\s+)?day\s+before\s+yesterday\b" + _POSSESSIVE + _PART)),
+    ("from_base", _rx(
+        _COUNT.join((r"\b", r"\s+(?P<unit>days?|weeks?|fortnights?)\s+"))
+        + rf"(?:from\s+(?P<base>today|now|tomorrow|{_WEEKDAY})|(?P<base2>today|tomorrow))\b" + _POSSESSIVE)),
+    ("end_of", _rx(
+        r"\b(?:(?:at|by|for|until|before)\s+)?(?:the\s+)?end\s+of\s+(?:the\s+|this\s+)?(?P<which>next\s+)?"
+        r"(?P<unit>week|month)\b" + _POSSESSIVE)),
+    ("ordinal", _rx(
+        rf"\b(?:(?:on|due|by|for|from|until)\s+)?(?:(?P<weekday>{_WEEKDAY})\s+)?the\s+"
+        rf"(?P<d>\d{{1,2}}(?:st|nd|rd|th)|{_ORDINAL_WORD})\b" + _POSSESSIVE + _PART + _ORDINAL_END)),
+    ("in_month", _rx(rf"\bin\s+(?P<month>{_MONTH_NAMES})\b(?!['’]s|\s+\d)")),
     ("relative", _rx(r"\b(?P<word>today|tonight|tomorrow|yesterday)\b" + _POSSESSIVE + _PART)),
     ("this_part", _rx(r"\bthis\s+(?P<part>morning|afternoon|evening)\b")),
     ("in_n", _rx(
-        r"\bin\s+(?P<n>\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten)\s+(?P<unit>days?|weeks?)\b")),
+        r"\bin\s+(?P<n>\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten)\s+"
+        r"(?P<unit>days?|weeks?|fortnights?)\b")),
     ("week", _rx(r"\b(?P<which>this|next|last)\s+(?P<unit>week|month)\b" + _POSSESSIVE)),
     ("weekend", _rx(r"\b(?P<which>this|next)\s+weekend\b" + _POSSESSIVE)),
     ("weekday", _rx(
-        rf"\b(?:(?P<which>on|this|next|last)\s+)?(?P<weekday>{_WEEKDAY})s?\b" + _POSSESSIVE + _PART)),
+        rf"\b(?:(?P<which>on|this\s+coming|this|next|last|coming)\s+)?(?P<weekday>{_WEEKDAY})s?\b"
+        + _POSSESSIVE + _PART)),
     ("weekday_abbreviation", _rx(
-        rf"\b(?P<which>on|this|next|last)\s+(?P<weekday>{_ABBREVIATION})\b\.?" + _POSSESSIVE + _PART)),
+        rf"\b(?P<which>on|this\s+coming|this|next|last|coming)\s+(?P<weekday>{_ABBREVIATION})\b\.?"
+        + _POSSESSIVE + _PART)),
 ]
 _TIME_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("meridiem", _rx(
@@ -80,6 +117,8 @@ _TIME_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("clock", _rx(r"\b(?:at\s+)?(?P<h>[01]?\d|2[0-3]):(?P<min>[0-5]\d)\b(?!:)")),
     ("named", _rx(r"\b(?:at\s+)?(?P<named>noon|midday|midnight)\b")),
 ]
+# Due before now: what is overdue (an item counts only when all of it lies before now).
+_OVERDUE = _rx(r"\b(?:over\s?due|past\s+due)\b")
 # Words that only tie an expression to the sentence ("due tomorrow", "for Friday").
 _FILLER = re.compile(r"\b(?:due|by|for|from|until|on|at)\s*$", re.IGNORECASE)
 # A time point is matched as this long a stretch: "at 3pm" finds what runs at 3.
@@ -123,6 +162,13 @@ def find_time_expression(text: str, *, now: datetime, tz: tzinfo) -> TimeExpress
                 break
         if clock is not None:
             break
+    if days is None:
+        overdue = _OVERDUE.search(lowered)
+        if overdue is not None:
+            # Due before now, whatever else was said; a clock time means nothing here.
+            far = datetime.combine(date(1900, 1, 1), time.min, tzinfo=tz)
+            rest, expression = _remove(text, [overdue.span()])
+            return TimeExpression(range=TimeRange(far, local_now, whole=True), rest=rest, expression=expression)
     if days is None and clock is None:
         return None
     range_ = _range(days=days, part=part, clock=clock, local_now=local_now, tz=tz)
@@ -159,22 +205,54 @@ def _read_day(name: str, match: re.Match[str], today: date) -> tuple[tuple[date,
         offset = {"today": 0, "tomorrow": 1, "yesterday": -1}[word]
         day = today + timedelta(days=offset)
         return (day, day), part
+    if name == "day_before_yesterday":
+        day = today - timedelta(days=2)
+        return (day, day), part
+    if name == "from_base":
+        count = int(groups["n"]) if groups["n"].isdigit() else _NUMBERS[groups["n"]]
+        base_word = groups.get("base") or groups.get("base2")
+        if base_word in ("today", "now"):
+            base = today
+        elif base_word == "tomorrow":
+            base = today + timedelta(days=1)
+        else:
+            base = today + timedelta(days=(_WEEKDAYS[base_word] - today.weekday()) % 7)
+        day = base + timedelta(days=count * _UNIT_DAYS[groups["unit"].rstrip("s")])
+        return (day, day), None
+    if name == "end_of":
+        step = 1 if groups.get("which") else 0
+        if groups["unit"] == "week":
+            friday = today - timedelta(days=today.weekday()) + timedelta(weeks=step, days=4)
+            return (friday, friday + timedelta(days=2)), None
+        first, last = _month(today, step)
+        return (last - timedelta(days=6), last), None
+    if name == "ordinal":
+        written = groups["d"]
+        number = int(written[:-2]) if written[:1].isdigit() else _ORDINAL_WORDS[re.sub(r"[-\s]+", "-", written)]
+        day = _next_month_day(today, number)
+        if day is None:
+            return None
+        if groups.get("weekday") and day.weekday() != _WEEKDAYS[groups["weekday"]]:
+            return None  # "Friday the 14th" where the 14th is no Friday: no reading without doubt
+        return (day, day), part
+    if name == "in_month":
+        month = _MONTHS[groups["month"]]
+        year = today.year if month >= today.month else today.year + 1
+        first = date(year, month, 1)
+        following = date(year + month // 12, month % 12 + 1, 1)
+        return (first, following - timedelta(days=1)), None
     if name == "this_part":
         return (today, today), _PARTS_OF_DAY[groups["part"]]
     if name == "in_n":
         count = int(groups["n"]) if groups["n"].isdigit() else _NUMBERS[groups["n"]]
-        day = today + timedelta(days=count * (7 if groups["unit"].startswith("week") else 1))
+        day = today + timedelta(days=count * _UNIT_DAYS[groups["unit"].rstrip("s")])
         return (day, day), None
     if name == "week":
         step = {"this": 0, "next": 1, "last": -1}[groups["which"]]
         if groups["unit"] == "week":
             monday = today - timedelta(days=today.weekday()) + timedelta(weeks=step)
             return (monday, monday + timedelta(days=6)), None
-        year, month = today.year, today.month + step
-        year, month = year + (month - 1) // 12, (month - 1) % 12 + 1
-        first = date(year, month, 1)
-        following = date(year + month // 12, month % 12 + 1, 1)
-        return (first, following - timedelta(days=1)), None
+        return _month(today, step), None
     if name == "weekend":
         saturday = today + timedelta(days=(5 - today.weekday()) % 7)
         if groups["which"] == "next":
@@ -184,6 +262,8 @@ def _read_day(name: str, match: re.Match[str], today: date) -> tuple[tuple[date,
         table = _WEEKDAYS if name == "weekday" else _WEEKDAY_ABBREVIATIONS
         target = table[groups["weekday"]]
         which = groups.get("which")
+        if which and which.split()[-1] == "coming":
+            which = "this"  # "this coming Friday", "coming Friday": the next one
         if which == "last":
             back = (today.weekday() - target) % 7 or 7
             day = today - timedelta(days=back)
@@ -195,6 +275,31 @@ def _read_day(name: str, match: re.Match[str], today: date) -> tuple[tuple[date,
                 ahead = 7
             day = today + timedelta(days=ahead)
         return (day, day), part
+    return None
+
+
+_UNIT_DAYS = {"day": 1, "week": 7, "fortnight": 14}
+
+
+def _month(today: date, step: int) -> tuple[date, date]:
+    """The first and last day of the month `step` months from today's."""
+    year, month = today.year, today.month + step
+    year, month = year + (month - 1) // 12, (month - 1) % 12 + 1
+    first = date(year, month, 1)
+    following = date(year + month // 12, month % 12 + 1, 1)
+    return first, following - timedelta(days=1)
+
+
+def _next_month_day(today: date, number: int) -> date | None:
+    """The next day numbered `number` in its month, today included ("the 31st" skips short months)."""
+    if not 1 <= number <= 31:
+        return None
+    year, month = today.year, today.month
+    for _ in range(13):
+        day = _date(year, month, number)
+        if day is not None and day >= today:
+            return day
+        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
     return None
 
 

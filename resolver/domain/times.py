@@ -36,8 +36,13 @@ class TimeRange:
     # repeats every day from `start` on, so the next occurrence at that time
     # of day is the one meant, whichever day it falls on.
     every_day: bool = False
+    # Only what lies wholly inside counts ("overdue": due before now; a task
+    # due today, a day that has begun, is not yet overdue).
+    whole: bool = False
 
     def overlaps(self, start: datetime, end: datetime) -> bool:
+        if self.whole:
+            return self.start <= start and (end < self.end if end <= start else end <= self.end)
         if not self.every_day:
             return _overlap(self.start, self.end, start, end)
         if end <= self.start and not (end <= start and start >= self.start):

@@ -1,7 +1,10 @@
-"""Word forms for one language: its Snowball stemmer and its stopwords.
+"""Word forms for one language: its Snowball stemmer, its stopwords and its fillers.
 
 The stemmer is PyStemmer (the Snowball algorithms in C); stopwords are data
-files in `resolver/data/stopwords/<language>.txt`. Stems are remembered
+files in `resolver/data/stopwords/<language>.txt`, fillers (words that name no
+title: "what", "anything", "due", "meetings") in `resolver/data/fillers/`.
+Both are kept as written and with their diacritics folded, since matching
+compares folded words. Stems are remembered
 process-wide, bounded: the words of a calendar's titles repeat from one
 request to the next, and stemming a 17,000-word vocabulary afresh would cost
 more than all the other matching steps together.
@@ -15,8 +18,12 @@ from pathlib import Path
 
 import Stemmer
 
+from resolver.domain.items import fold
+
 DEFAULT_LANGUAGE = "english"
-_STOPWORD_DIR = Path(__file__).resolve().parent.parent / "data" / "stopwords"
+_DATA = Path(__file__).resolve().parent.parent / "data"
+_STOPWORD_DIR = _DATA / "stopwords"
+_FILLER_DIR = _DATA / "fillers"
 # Enough for the vocabularies of many large calendars; cleared whole when full
 # (a cheap bound: a stem is recomputed in about a microsecond).
 _MAX_REMEMBERED_STEMS = 200_000
@@ -27,15 +34,19 @@ def languages() -> tuple[str, ...]:
     return tuple(Stemmer.algorithms())
 
 
-def _load_stopwords(language: str) -> frozenset[str]:
-    path = _STOPWORD_DIR / f"{language}.txt"
+def _load_words(folder: Path, language: str) -> frozenset[str]:
+    path = folder / f"{language}.txt"
     if not path.exists():
         return frozenset()
     words: set[str] = set()
     for line in path.read_text(encoding="utf-8").splitlines():
         if not line.startswith("#"):
             words.update(line.split())
-    return frozenset(words)
+    return frozenset(words | {fold(w) for w in words})
+
+
+def _load_stopwords(language: str) -> frozenset[str]:
+    return _load_words(_STOPWORD_DIR, language)
 
 
 @dataclass
@@ -45,6 +56,9 @@ class WordForms:
     _stemmer: Stemmer.Stemmer = field(repr=False)
     _stems: dict[str, str] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    # Words that name no title (question words, "due", "meetings"): a reference
+    # of a time and only these asks by date alone.
+    fillers: frozenset[str] = frozenset()
 
     def stems(self, words: list[str]) -> list[str]:
         """The stem of each word, in order."""
@@ -69,4 +83,5 @@ def word_forms(language: str = DEFAULT_LANGUAGE) -> WordForms:
     """The shared WordForms of a language; raises ValueError for an unknown one."""
     if language not in Stemmer.algorithms():
         raise ValueError(f"Unknown Snowball language: {language!r}")
-    return WordForms(language=language, stopwords=_load_stopwords(language), _stemmer=Stemmer.Stemmer(language))
+    return WordForms(language=language, stopwords=_load_stopwords(language), _stemmer=Stemmer.Stemmer(language),
+                     fillers=_load_words(_FILLER_DIR, language))

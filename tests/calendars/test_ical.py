@@ -1,7 +1,7 @@
 """Liveness and parsing of single resources (no server)."""
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone
 
 import pytest
 

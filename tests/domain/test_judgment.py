@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from resolver.domain import judgment as jm
-from resolver.domain.items import Kind, make_item
+from resolver.domain.items import Kind, Occurrence, make_item
 from resolver.domain.judgment import (
     MAX_CANDIDATES,
     NO_MATCH,
@@ -358,3 +358,37 @@ def test_decide__a_choice_that_disagrees_with_the_probabilities_never_resolves()
     decision = decide(judgment({"1": 0.9, "2": 0.05, NO_MATCH: 0.05}, choice="2"), RULE)
     assert decision.resolved_number is None
     assert decision.reason == "choice_disagrees"
+
+
+# -- issue 21: what the judge sees to disambiguate ------------------------------------------------------
+
+def test_build_question__state_carries_today_for_relative_words() -> None:
+    from datetime import date
+
+    question = build_question(reference="the one due Friday", kind="task", candidates=three_tasks(),
+                              today=date(2027, 1, 11))
+    assert question.state["today"] == "2027-01-11 Monday"
+    assert build_question(reference="x", kind="task", candidates=three_tasks()).state["today"] is None
+
+
+def test_facts_from_item__event_occurrence_start_end_and_series() -> None:
+    from datetime import datetime, timedelta, timezone
+
+    start = datetime(2027, 1, 21, 9, 30, tzinfo=timezone.utc)
+    occurrence = Occurrence(start=start, end=start + timedelta(minutes=15), recurrence_id=start.isoformat())
+    standup = make_item(collection_path="/u/work/", uid="s", title="Team standup", etag='"1"', kind=Kind.EVENT,
+                        start=start - timedelta(days=10), occurrences=(occurrence,))
+    question = build_question(reference="the standup on the 21st", kind="event",
+                              candidates=[facts_from_item(standup, occurrence)])
+    entry = question.state["candidates"][0]
+    assert entry["collection"] == "work"
+    assert entry["start"] == "2027-01-21T09:30:00+00:00"
+    assert entry["end"] == "2027-01-21T09:45:00+00:00"
+    assert entry["recurring"] is True
+    single = Occurrence(start=start, end=start + timedelta(hours=1), recurrence_id=None)
+    assert facts_from_item(standup, single).recurring is False
+
+
+def test_question_fingerprint__state_layout_2() -> None:
+    """The layout changed (today, end, recurring): thresholds approved for layout 1 must not apply."""
+    assert jm.STATE_LAYOUT_VERSION == 2

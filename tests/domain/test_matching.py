@@ -1,6 +1,8 @@
 """Exact matching, candidate scoring, ranking and narrowing (no server)."""
 from __future__ import annotations
 
+import pytest
+
 from resolver.domain.items import Kind, make_item, normalise
 from resolver.domain.matching import build_pool, exact_matches, score_candidates
 
@@ -71,3 +73,156 @@ def test_pool__narrows_to_limit_and_reports_matched():
     pool = build_pool("bulk", many, limit=19)
     assert len(pool.candidates) == 19 and pool.matched == 30 and pool.narrowed
     assert not build_pool("portfolio", ITEMS, limit=19).narrowed
+
+
+# -- issue 21: clitics, folding, date alone ----------------------------------------------------------
+
+from datetime import datetime, timedelta  # noqa: E402
+from zoneinfo import ZoneInfo  # noqa: E402
+
+from resolver.domain.items import Occurrence  # noqa: E402
+from resolver.domain.matching import title_naming_words  # noqa: E402
+from resolver.domain.timeexpr import find_time_expression  # noqa: E402
+from resolver.domain.times import when_from_iso  # noqa: E402
+
+BERLIN = ZoneInfo("Europe/Berlin")
+NOW = datetime(2027, 1, 11, 9, 0, tzinfo=BERLIN)  # a Monday
+
+
+def dated(uid: str, title: str, due: str | None, collection: str = "work"):
+    return make_item(collection_path=f"/u/{collection}/", uid=uid, title=title, etag='"1"', kind=Kind.TASK,
+                     due=when_from_iso(due), status="NEEDS-ACTION")
+
+
+def pool(text: str, items, limit: int = 19):
+    expression = find_time_expression(text, now=NOW, tz=BERLIN)
+    rest = expression.rest if expression else text
+    return build_pool(rest, items, limit=limit, time_range=expression.range if expression else None, tz=BERLIN,
+                      bonus_words=expression.expression.split() if expression else ())
+
+
+def test_clitics__a_possessive_is_not_a_word_s():
+    items = [item("z", "Fix Zara's bike"), item("t", "Tom's review"), item("l", "Lena's notes"),
+             item("b", "Bike shed")]
+    # Before, "s" matched every possessive title: Tom's and Lena's ranked with Zara's.
+    assert [c.item.uid for c in score_candidates("Zara's", items)] == ["z"]
+    assert {c.item.uid for c in score_candidates("zara’s bike", items)} == {"z", "b"}
+    assert score_candidates("zara’s bike", items)[0].item.uid == "z"
+
+
+def test_clitics__whats_is_not_a_prefix_of_whatsapp():
+    items = [item("w", "Whatsapp group for the launch"), item("i", "Incident report")]
+    assert [c.item.uid for c in score_candidates("what's the incident report", items)] == ["i"]
+
+
+def test_folding__a_name_without_its_accent_is_an_exact_word():
+    items = [item("b", "Call Björn about the lease"), item("n", "Call the bank"), item("o", "Call Bjorg")]
+    ranked = score_candidates("call bjorn", items)
+    assert ranked[0].item.uid == "b"
+    assert ranked[0].score > ranked[1].score
+
+
+def test_folding__accented_reference_finds_a_plain_title():
+    items = [item("r", "Update my resume"), item("s", "Resubmit the form")]
+    assert score_candidates("résumé", items)[0].item.uid == "r"
+
+
+@pytest.mark.parametrize("reference", ["zuerich office", "zurich office", "Zürich office", "ZUERICH office"])
+def test_folding__german_transliterations_are_the_same_word(reference):
+    items = [item("z", "Zürich office visit"), item("h", "Home office setup"), item("a", "Zurigo trip")]
+    assert score_candidates(reference, items)[0].item.uid == "z"
+
+
+def test_folding__umlaut_spelling_in_the_title_too():
+    items = [item("m", "Send the Mueller contract"), item("c", "Send the contract")]
+    assert score_candidates("müller contract", items)[0].item.uid == "m"
+
+
+def test_folding__strasse_and_sharp_s():
+    items = [item("k", "Pick up keys at Hauptstraße 12"), item("p", "Pick up parcel")]
+    assert score_candidates("keys hauptstrasse", items)[0].item.uid == "k"
+
+
+def test_folding__exact_title_match_is_not_folded():
+    """Invariant 1: a deterministic match is the title trimmed and case-folded, nothing more."""
+    items = [item("a", "Lunch with André")]
+    assert exact_matches("lunch with andre", items) == []
+    assert [i.uid for i in exact_matches("LUNCH WITH ANDRÉ ", items)] == ["a"]
+    assert [i.uid for i in exact_matches("Fix Zara's bike", [item("z", "Fix Zara's bike")])] == ["z"]
+    assert exact_matches("Fix Zara bike", [item("z", "Fix Zara's bike")]) == []
+
+
+CALENDAR = [
+    dated("fri1", "Finish portfolio outline", "2027-01-15"),
+    dated("fri2", "Submit expense report", "2027-01-15T17:00:00+01:00"),
+    dated("fri3", "Fix the gutters", "2027-01-15", collection="home"),
+    dated("mon", "Order toner", "2027-01-18"),
+    dated("late1", "Return the rental car keys", "2027-01-10", collection="home"),
+    dated("late2", "Submit the December timesheet", "2027-01-05T17:00:00+01:00"),
+    dated("today", "Call the plumber", "2027-01-11"),
+    dated("none", "Weekly report", None),
+]
+
+
+@pytest.mark.parametrize("reference", [
+    "what do I have due on Friday", "anything due Friday?", "whatever is due on Friday", "the stuff due Friday",
+    "tasks due on Friday", "what's due Friday", "todo for Friday",
+])
+def test_date_alone__fillers_name_no_title(reference):
+    found = pool(reference, CALENDAR)
+    assert {c.item.uid for c in found.candidates} == {"fri1", "fri2", "fri3"}
+    assert all(c.in_range for c in found.candidates)
+
+
+def test_date_alone__nearest_first():
+    found = pool("what's due on Friday", CALENDAR)
+    assert [c.item.uid for c in found.candidates][-1] == "fri2"  # due at 17:00, after the two all-day ones
+
+
+def test_date_alone__overdue_is_a_range_before_now():
+    found = pool("what's overdue", CALENDAR)
+    # Due before now; "Call the plumber" is due today, not yet overdue; undated is never overdue.
+    assert [c.item.uid for c in found.candidates] == ["late2", "late1"]
+
+
+def test_date_alone__a_collection_name_is_weak_evidence():
+    found = pool("the home stuff due Friday", CALENDAR)
+    uids = [c.item.uid for c in found.candidates]
+    assert uids[0] == "fri3"
+    assert set(uids) == {"fri1", "fri2", "fri3"}  # evidence, not a filter
+
+
+def test_date_alone__narrowed_and_disclosed():
+    many = [dated(f"t{n}", f"Task number {n}", "2027-01-15") for n in range(30)]
+    found = pool("what's due Friday", many)
+    assert len(found.candidates) == 19 and found.matched == 30 and found.narrowed
+
+
+def test_date_alone__a_title_word_keeps_the_ranking():
+    found = pool("expense report due Friday", CALENDAR)
+    assert found.candidates[0].item.uid == "fri2"
+    assert "mon" not in {c.item.uid for c in found.candidates}
+
+
+def test_date_alone__words_matching_no_title_fall_back_to_the_date():
+    found = pool("the zyxwv thing on Friday", CALENDAR)
+    assert {c.item.uid for c in found.candidates} == {"fri1", "fri2", "fri3"}
+
+
+def test_title_naming_words__fillers_and_collections_set_aside():
+    assert title_naming_words("what do I have at home", CALENDAR) == []
+    assert title_naming_words("my meetings", CALENDAR) == []
+    assert title_naming_words("the gutters at home", CALENDAR) == ["gutters"]
+
+
+def test_date_alone__events_by_occurrence():
+    def event(uid, title, start):
+        begin = datetime.fromisoformat(start)
+        occurrence = Occurrence(start=begin, end=begin + timedelta(hours=1))
+        return make_item(collection_path="/u/work/", uid=uid, title=title, etag='"1"', kind=Kind.EVENT,
+                         start=begin, occurrences=(occurrence,))
+    events = [event("a", "Board meeting", "2027-01-21T15:00:00+01:00"),
+              event("b", "Lunch with André", "2027-01-21T12:30:00+01:00"),
+              event("c", "Standup", "2027-01-22T09:30:00+01:00")]
+    found = pool("my meetings on the 21st", events)
+    assert [c.item.uid for c in found.candidates] == ["b", "a"]

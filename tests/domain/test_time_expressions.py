@@ -91,3 +91,72 @@ def test_time__a_time_alone_repeats_every_day():
     late = datetime(2027, 1, 14, 15, 0, tzinfo=BERLIN)  # 15:00-17:00 runs through 16:00
     assert expression.range.overlaps(late, late.replace(hour=17))
     assert not found("dentist tomorrow").range.every_day
+
+
+# -- issue 21: the new forms, one test each ---------------------------------------------------------
+
+@pytest.mark.parametrize("text, start, end, rest", [
+    # Day of the month said alone: the next such day, today included.
+    ("standup on the 21st", "2027-01-21T00:00:00+01:00", "2027-01-22T00:00:00+01:00", "standup"),
+    ("the task due the 3rd", "2027-02-03T00:00:00+01:00", "2027-02-04T00:00:00+01:00", "the task"),
+    ("yoga the 11th", "2027-01-11T00:00:00+01:00", "2027-01-12T00:00:00+01:00", "yoga"),
+    ("sprint planning on the twelfth", "2027-01-12T00:00:00+01:00", "2027-01-13T00:00:00+01:00", "sprint planning"),
+    ("dinner on the twenty-first", "2027-01-21T00:00:00+01:00", "2027-01-22T00:00:00+01:00", "dinner"),
+    ("rent on the 31st", "2027-01-31T00:00:00+01:00", "2027-02-01T00:00:00+01:00", "rent"),
+    ("demo on Friday the 15th", "2027-01-15T00:00:00+01:00", "2027-01-16T00:00:00+01:00", "demo"),
+    ("call on the 21st at 3pm", "2027-01-21T15:00:00+01:00", "2027-01-21T15:30:00+01:00", "call"),
+    # Counted from a day.
+    ("standup a week from today", "2027-01-18T00:00:00+01:00", "2027-01-19T00:00:00+01:00", "standup"),
+    ("review a week from tomorrow", "2027-01-19T00:00:00+01:00", "2027-01-20T00:00:00+01:00", "review"),
+    ("seeds a week from Thursday", "2027-01-21T00:00:00+01:00", "2027-01-22T00:00:00+01:00", "seeds"),
+    ("standup two weeks from today", "2027-01-25T00:00:00+01:00", "2027-01-26T00:00:00+01:00", "standup"),
+    ("piano a fortnight from Thursday", "2027-01-28T00:00:00+01:00", "2027-01-29T00:00:00+01:00", "piano"),
+    ("swim in a fortnight", "2027-01-25T00:00:00+01:00", "2027-01-26T00:00:00+01:00", "swim"),
+    ("gym a week today", "2027-01-18T00:00:00+01:00", "2027-01-19T00:00:00+01:00", "gym"),
+    # This coming weekday: the next one.
+    ("date night this coming Friday", "2027-01-15T00:00:00+01:00", "2027-01-16T00:00:00+01:00", "date night"),
+    ("choir coming Tuesday", "2027-01-12T00:00:00+01:00", "2027-01-13T00:00:00+01:00", "choir"),
+    # The day after tomorrow, the day before yesterday.
+    ("call the day after tomorrow", "2027-01-13T00:00:00+01:00", "2027-01-14T00:00:00+01:00", "call"),
+    ("what was due the day before yesterday", "2027-01-09T00:00:00+01:00", "2027-01-10T00:00:00+01:00",
+     "what was"),
+    # End of the week (Friday to Sunday), of next week, of the month (its last seven days).
+    ("guitar end of next week", "2027-01-22T00:00:00+01:00", "2027-01-25T00:00:00+01:00", "guitar"),
+    ("cinema at the end of the week", "2027-01-15T00:00:00+01:00", "2027-01-18T00:00:00+01:00", "cinema"),
+    ("report by the end of the month", "2027-01-25T00:00:00+01:00", "2027-02-01T00:00:00+01:00", "report"),
+    ("report end of next month", "2027-02-22T00:00:00+01:00", "2027-03-01T00:00:00+01:00", "report"),
+    # A month by name after "in": the next one (this one while it lasts).
+    ("anything at home in February", "2027-02-01T00:00:00+01:00", "2027-03-01T00:00:00+01:00", "anything at home"),
+    ("taxes in January", "2027-01-01T00:00:00+01:00", "2027-02-01T00:00:00+01:00", "taxes"),
+])
+def test_time_expression__new_forms(text, start, end, rest):
+    assert span(text) == (start, end, rest)
+
+
+@pytest.mark.parametrize("text", [
+    "Review the 2nd draft",           # an ordinal followed by a noun is a word of the title
+    "meeting on the second floor",
+    "the third quarter numbers",
+    "Friday the 14th",                # the 14th is no Friday: the weekday alone is read, not the 14th
+    "lunch with May",
+    "May's birthday in the office",
+])
+def test_time_expression__ordinals_and_months_that_are_words(text):
+    expression = found(text)
+    if text == "Friday the 14th":
+        assert expression is not None and expression.range.start.day == 15 and expression.rest == "the 14th"
+    else:
+        assert expression is None, text
+
+
+def test_time_expression__overdue_is_due_before_now():
+    expression = found("what's overdue")
+    assert expression is not None and expression.rest == "what's"
+    assert expression.range.whole and expression.range.end == NOW
+    due_today = datetime(2027, 1, 11, 0, 0, tzinfo=BERLIN)
+    # A task due today (the whole day) is not overdue at 09:00; one due at 08:00 is, one due yesterday is.
+    assert not expression.range.overlaps(due_today, datetime(2027, 1, 12, 0, 0, tzinfo=BERLIN))
+    eight = datetime(2027, 1, 11, 8, 0, tzinfo=BERLIN)
+    assert expression.range.overlaps(eight, eight)
+    assert expression.range.overlaps(datetime(2027, 1, 10, tzinfo=BERLIN), due_today)
+    assert found("the past due invoices").rest == "the invoices"

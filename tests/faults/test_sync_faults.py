@@ -121,8 +121,8 @@ def test_sync__one_edit_parses_one(readers: ReaderRegistry, other: Other, parses
     assert other.href("s-4") not in hrefs
 
 
-def test_sync__refused_token_falls_back_to_a_full_read(readers: ReaderRegistry, other: Other, faulty_live: FaultyRadicale,
-                                                      parses: Counter) -> None:
+def test_sync__refused_token_falls_back_to_a_full_read(readers: ReaderRegistry, other: Other,
+                                                      faulty_live: FaultyRadicale, parses: Counter) -> None:
     """Radicale answers an unknown token with 403 DAV:valid-sync-token: full read, fresh token, same request."""
     other.put(Spec("s-a", "Alpha sync"))
     fetch(other)
@@ -184,8 +184,8 @@ def test_sync__off_uses_an_etag_listing(other: Other, faulty_live: FaultyRadical
     assert len(bodies) == 2  # the etag-only listing and one multiget
 
 
-def test_sync__memo_off_reads_everything_every_time(readers: ReaderRegistry, other: Other, faulty_live: FaultyRadicale, settings,
-                                                    parses: Counter) -> None:
+def test_sync__memo_off_reads_everything_every_time(readers: ReaderRegistry, other: Other,
+                                                    faulty_live: FaultyRadicale, settings, parses: Counter) -> None:
     settings.RESOLVER = faulty_live.settings(CALDAV_TIMEOUT=TIMEOUT, PARSE_CACHE_ITEMS=0)
     for n in range(3):
         other.put(Spec(f"s-{n}", f"Plain item {n}"))

@@ -689,6 +689,277 @@ def check(references: list[dict]) -> list[str]:
     return problems
 
 
+# -- issue 21: references written the way people and agents write them ---------------------------------
+# New categories, appended after the fillers so that the first set (items, ids, splits) is unchanged.
+DA, CL, DI, TF, SN, FL, NG, AB = ("date_alone", "clitic", "diacritic", "time_form", "sentence", "foreign_title",
+                                  "disambiguation", "absent")
+NEW_SEED = 21
+# Date-alone references: (kind, text, first day, last day, collection or None, "overdue" or None).
+# Their expected items are every live item of the kind due (tasks) or occurring (events) in the
+# range, listed first in any order (scored like duplicates); with a collection, that collection's only.
+DATED: list[tuple] = []
+
+
+def realistic() -> None:
+    # Possessives and contractions (pattern 2): "Zara's" must not become a word "s".
+    task("personal", "Renew Zara's passport", "t-r-zara-passport", due="2027-02-19",
+         refs=[(CL, "renew Zara's passport"), (CL, "zaras passport renewal"), (CL, "Zara’s passport")])
+    task("personal", "Zara's school trip permission slip", "t-r-zara-slip",
+         refs=[(CL, "sign zara's permission slip"), (CL, "what's happening with Zara's school trip")])
+    task("home", "Fix Zara's bike", "t-r-zara-bike", refs=[(CL, "zara's bike"), (CL, "I can't forget to fix Zara's bike")])
+    task("work", "Whatsapp group for the launch team", "t-r-whatsapp", refs=[(CL, "the whatsapp group")])
+    event("personal", "Zara's piano recital", "e-r-zara-recital", "2027-02-06 15:00", minutes=90,
+          refs=[(CL, "when's Zara's recital"), (CL, "zara's piano recital"), (TF, "the recital on the 6th", "2027-02-06 15:00")])
+    task("work", "Don't forget the vendor survey", "t-r-vendor-survey",
+         refs=[(CL, "don't forget vendor survey"), (CL, "vendor survey I shouldn't forget")])
+    task("home", "Sharpen the kids' pencils", "t-r-pencils", refs=[(CL, "kids pencils"), (CL, "the kid's pencils")])
+    # Diacritics and German transliterations (pattern 3), both directions.
+    task("work", "Call Björn about the lease renewal", "t-r-bjorn",
+         refs=[(DI, "call bjorn about the lease"), (DI, "bjoern lease"), (DI, "Bjorn")])
+    event("work", "Lunch with André", "e-r-andre", "2027-01-21 12:30",
+          refs=[(DI, "lunch with andre"), (DI, "Andre"), (TF, "lunch with andre on the 21st", "2027-01-21 12:30")])
+    event("work", "Zürich office visit", "e-r-zurich", "2027-02-09 09:00", minutes=480,
+          refs=[(DI, "zurich visit"), (DI, "zuerich office"), (DI, "Zurich trip")])
+    task("home", "Pick up keys at Hauptstraße 12", "t-r-strasse",
+         refs=[(DI, "keys hauptstrasse"), (DI, "pick up keys at hauptstrasse")])
+    task("personal", "Birthday present for Zoë", "t-r-zoe", refs=[(DI, "present for zoe"), (DI, "zoe birthday present")])
+    task("work", "Send the Müller contract", "t-r-muller",
+         refs=[(DI, "mueller contract"), (DI, "muller contract"), (DI, "send the muller contract")])
+    event("personal", "Dinner at Café Noël", "e-r-cafe", "2027-01-29 19:30", minutes=120,
+          refs=[(DI, "cafe noel dinner"), (DI, "dinner at cafe noel")])
+    task("work", "Approve Renée's expenses", "t-r-renee", refs=[(DI, "renee's expenses"), (DI, "approve renee expenses")])
+    task("personal", "Book the Malmö ferry", "t-r-malmo", refs=[(DI, "malmo ferry"), (DI, "book malmoe ferry")])
+    event("work", "Workshop with Søren", "e-r-soren", "2027-02-10 13:00", minutes=120,
+          refs=[(DI, "soren workshop"), (DI, "workshop with soeren")])
+    task("work", "Plan the São Paulo visit", "t-r-saopaulo", refs=[(DI, "sao paulo visit")])
+    task("personal", "Update my resume", "t-r-resume", refs=[(DI, "update my résumé"), (DI, "résumé")])
+    task("home", "Order the Crème brûlée set for Zoé", "t-r-creme", refs=[(DI, "creme brulee set")])
+    # Titles in German, French and Spanish (written without their accents, or in English).
+    event("work", "Réunion mensuelle de l'équipe Madrid", "e-r-reunion", "2026-10-21 10:00",
+          rrule="FREQ=MONTHLY;BYDAY=3WE",
+          refs=[(FL, "reunion equipe madrid"), (FL, "réunion mensuelle"), (NG, "the Madrid team monthly"),
+                (TF, "the Madrid reunion on the 20th", "2027-01-20 10:00")])
+    task("personal", "Steuererklärung abgeben", "t-r-steuer", due="2027-03-01",
+         refs=[(FL, "steuererklarung"), (FL, "steuererklaerung abgeben"), (S, "do my taxes")])
+    task("home", "Müll rausbringen", "t-r-muell", refs=[(FL, "muell rausbringen"), (FL, "mull raus")])
+    event("personal", "Cita con el médico", "e-r-medico", "2027-01-26 16:00", minutes=30,
+          refs=[(FL, "cita medico"), (FL, "cita con el medico")])
+    task("work", "Préparer la présentation pour Lyon", "t-r-lyon",
+         refs=[(FL, "preparer presentation lyon"), (FL, "la presentation de Lyon")])
+    task("personal", "Comprar regalo para Lucía", "t-r-lucia",
+         refs=[(FL, "regalo lucia"), (FL, "comprar regalos para lucia")])
+    event("personal", "Fußballtraining der Kinder", "e-r-fussball", "2026-09-02 17:00", minutes=90,
+          rrule="FREQ=WEEKLY;BYDAY=WE",
+          refs=[(FL, "fussballtraining"), (FL, "fussball training kinder"), (TF, "fussballtraining the day after tomorrow", "2027-01-13 17:00")])
+    task("work", "Rechnung an Kühne schicken", "t-r-kuehne", refs=[(FL, "rechnung kuehne"), (FL, "kuhne rechnung")])
+    event("work", "Déjeuner avec l'équipe de Genève", "e-r-geneve", "2027-02-04 12:00",
+          refs=[(FL, "dejeuner geneve"), (FL, "déjeuner équipe genève"), (NG, "lunch with the Geneva team")])
+    task("home", "Wäsche aufhängen", "t-r-waesche", refs=[(FL, "waesche aufhaengen"), (FL, "wasche")])
+    # Disambiguation and negation (pattern 5): the judge's job; retrieval must put the target in the pool.
+    task("work", "Send proposal to Acme", "t-r-proposal-acme", refs=[(NG, "the Acme proposal, not the Brightline one")])
+    task("work", "Send proposal to Brightline", "t-r-proposal-bright",
+         refs=[(NG, "the proposal, not the one for Acme"), (NG, "the other proposal, for Brightline")])
+    # Overdue and dated tasks for the date-alone questions.
+    task("personal", "Return the rental car keys", "t-r-carkeys", due="2027-01-10")
+    task("work", "Submit the December timesheet", "t-r-dec-timesheet", due="2027-01-05 17:00")
+    task("home", "File the insurance claim for the leak", "t-r-claim", due="2027-01-08")
+    task("personal", "Renew the domain name", "t-r-domain", due="2027-02-03", refs=[(S, "keep the website address from lapsing")])
+    task("home", "Order seeds for the vegetable patch", "t-r-seeds", due="2027-01-21")
+    task("work", "Invoice from Volt & Co", "t-r-volt", due="2027-01-27", refs=[(S, "pay the electrician")])
+    event("personal", "Dr. Okafor 9:30", "e-r-okafor", "2027-02-02 09:30", minutes=30,
+          refs=[(S, "see my GP"), (P, "Okafor")])
+
+    NG_REFS = [
+        ("event", "the other standup, with the infra people", "e-infra-standup"),
+        ("event", "not the team lunch, the one at the Thai place", "e-team-lunch-thai"),
+        ("event", "the yoga workshop, not the weekly class", "e-hot-yoga"),
+        ("event", "my own dentist check-up, not Mia's", "e-dentist"),
+        ("event", "the Tuesday design review, not the agency one", "e-design-review"),
+        ("event", "the call with Omar himself, not his accountant", "e-omar-call"),
+        ("task", "the passport for Zara, not mine", "t-r-zara-passport"),
+        ("task", "the car insurance, not the travel one", "t-car-insurance"),
+    ]
+    for kind, text, uid in NG_REFS:
+        _ref((NG, text), kind, [uid])
+
+    SYNONYMS = [
+        ("event", "going to the pictures", "e-cinema"),
+        ("task", "sort out the heating", "t-radiators"),
+        ("task", "take out the trash", "t-r-muell"),
+        ("event", "the broadband guy comes round", "e-fill-p030"),
+        ("task", "hang up the laundry", "t-r-waesche"),
+        ("event", "the local produce stalls", "e-fill-p011"),
+    ]
+    for kind, text, uid in SYNONYMS:
+        _ref((S, text), kind, [uid])
+
+    # New time forms (pattern 4) on existing series.
+    TIME_FORMS = [
+        ("standup on the 21st", "e-standup", "2027-01-21 09:30"),
+        ("yoga on the 26th", "e-yoga", "2027-01-26 18:30"),
+        ("book club on the 8th", "e-book-club", "2027-02-08 19:30"),
+        ("yoga on the twentieth", "e-yoga", "2027-01-20 19:00"),
+        ("window cleaner on the 1st", "e-window-cleaner", "2027-02-01 09:00"),
+        ("CTO roundtable on the 3rd", "e-cto", "2027-02-03 16:00"),
+        ("sprint planning on the twelfth", "e-sprint-planning", "2027-01-12 10:00"),
+        ("mum's birthday dinner on the thirtieth", "e-mum-dinner", "2027-01-30 19:00"),
+        ("standup a week from today", "e-standup", "2027-01-18 09:30"),
+        ("release planning a week from today", "e-release-planning", "2027-01-18 13:30"),
+        ("design review a week from tomorrow", "e-design-review", "2027-01-19 11:00"),
+        ("swim in a fortnight", "e-swim", "2027-01-25 07:00"),
+        ("standup two weeks from today", "e-standup", "2027-01-25 09:30"),
+        ("date night this coming Friday", "e-date-night", "2027-01-15 19:30"),
+        ("the retro this coming Friday", "e-sprint-retro", "2027-01-15 15:00"),
+        ("choir this coming Tuesday", "e-choir", "2027-01-12 19:45"),
+        ("call with Omar the day after tomorrow", "e-omar-call", "2027-01-13 16:00"),
+        ("dog walk the day after tomorrow", "e-dog-walk", "2027-01-13 07:15"),
+        ("guitar lesson end of next week", "e-guitar", "2027-01-23 11:00"),
+        ("morning run at the end of next week", "e-morning-run", "2027-01-23 08:00"),
+        ("cinema at the end of the week", "e-cinema", "2027-01-15 20:00"),
+        ("ARB on the 19th", "e-arb", "2027-01-19 15:00"),
+        ("piano lesson a fortnight from Thursday", "e-piano", "2027-01-28 17:00"),
+    ]
+    for text, uid, start in TIME_FORMS:
+        _ref((TF, text, start), "event", [uid])
+    for text, uid in [("the roofer invoice on the 25th", "t-invoice-roofer"),
+                      ("Marta review end of next week", "t-marta-review"),
+                      ("passport due on the 29th", "t-passport"),
+                      ("the seeds due a week from Thursday", "t-r-seeds")]:
+        _ref((TF, text), "task", [uid])
+
+    # Agent sentences, casual speech, rambles.
+    SENTENCES = [
+        ("task", "Please mark the task 'Order toner for the printer' as done", "t-toner", None),
+        ("event", "Can you move my yoga class tomorrow to 7pm?", "e-yoga", "2027-01-12 18:30"),
+        ("task", "hey, did I already book the flights for the Berlin conference?", "t-conf-flights", None),
+        ("task", "ok so I need to, um, finally get around to unclogging that bathroom sink before the weekend",
+         "t-sink", None),
+        ("event", "Remind me what's on for the sprint retro on Friday", "e-sprint-retro", "2027-01-15 15:00"),
+        ("event", "The user is referring to their weekly budget review meeting on Thursday", "e-budget-review",
+         "2027-01-14 14:00"),
+        ("task", "I think there was something about renewing the SSL cert, can you find it", "t-ssl", None),
+        ("task", "the thing with Marta's performance review", "t-marta-review", None),
+        ("event", "User wants to reschedule 'Piano lesson' on January 21 to later", "e-piano", "2027-01-21 17:00"),
+        ("task", "need to call the electrician back about the wiring", "t-electrician", None),
+        ("task", "whats the status of the incident report", "t-incident", None),
+        ("task", "Could you pull up the security audit findings task for me?", "t-audit", None),
+        ("task", "i gotta pay the roofer's invoice", "t-invoice-roofer", None),
+        ("event", "Find the event: Quarterly business review (Feb 24)", "e-qbr", "2027-02-24 13:00"),
+        ("event", "so what time is choir on tuesday", "e-choir", "2027-01-12 19:45"),
+        ("event", "what's happening with the boiler maintenance visit?", "e-boiler", None),
+        ("event", "the landlord thing tomorrow", "e-landlord", "2027-01-12 10:30"),
+        ("event", "when is the kids' swimming lesson", "e-fill-p004", None),
+        ("event", "remind me about mum's birthday dinner", "e-mum-dinner", None),
+        ("task", "please complete \"Descale the kettle\"", "t-kettle", None),
+        ("event", "Delete the 'Haircut' event on January 22", "e-haircut", "2027-01-22 17:30"),
+        ("task", "the user asked me to tick off buying soy milk", "t-soymilk", None),
+        ("task", "uh the thing for Acme, the follow up", "t-acme-followup", None),
+        ("event", "is the physio on thursday still on?", "e-physio", "2027-01-14 11:15"),
+        ("task", "Mark 'Water the tomatoes' complete for the user", "t-tomatoes", None),
+        ("event", "What time does Zara's recital start?", "e-r-zara-recital", None),
+    ]
+    for kind, text, uid, start in SENTENCES:
+        _ref((SN, text) + ((start,) if start else ()), kind, [uid])
+
+    # Things that are not in the calendar: the right answer is a clarification.
+    ABSENT = [
+        ("task", "cancel the netflix subscription"), ("event", "the meeting with the Paris office"),
+        ("task", "buy a new kayak paddle"), ("event", "Zara's swimming gala"),
+        ("task", "renew Bjorn's passport"), ("event", "the dentist on Sunday"),
+        ("task", "submit the expense report for March"), ("event", "lunch with Giulia"),
+    ]
+    for kind, text in ABSENT:
+        _ref((AB, text), kind, [])
+
+    # Date alone (pattern 1).
+    DATED.extend([
+        ("task", "what do I have due on Friday", "2027-01-15", "2027-01-15", None, None),
+        ("task", "anything due on Tuesday the 19th?", "2027-01-19", "2027-01-19", None, None),
+        ("task", "the task due the 3rd", "2027-02-03", "2027-02-03", None, None),
+        ("task", "whatever was due yesterday", "2027-01-10", "2027-01-10", None, None),
+        ("task", "what's overdue", None, None, None, "overdue"),
+        ("task", "anything overdue?", None, None, None, "overdue"),
+        ("task", "which tasks are overdue at home", None, None, "home", "overdue"),
+        ("task", "what's due tomorrow", "2027-01-12", "2027-01-12", None, None),
+        ("task", "stuff due this weekend", "2027-01-16", "2027-01-17", None, None),
+        ("task", "the home stuff due next week", "2027-01-18", "2027-01-24", "home", None),
+        ("task", "anything due on the 25th", "2027-01-25", "2027-01-25", None, None),
+        ("task", "what was due last week", "2027-01-04", "2027-01-10", None, None),
+        ("task", "todo for today", "2027-01-11", "2027-01-11", None, None),
+        ("task", "the thing due on Wednesday", "2027-01-13", "2027-01-13", None, None),
+        ("task", "what do I need to do the day after tomorrow", "2027-01-13", "2027-01-13", None, None),
+        ("task", "tasks due a week from today", "2027-01-18", "2027-01-18", None, None),
+        ("task", "what's due on the 21st", "2027-01-21", "2027-01-21", None, None),
+        ("task", "personal stuff due this week", "2027-01-11", "2027-01-17", "personal", None),
+        ("event", "my meetings on the 21st", "2027-01-21", "2027-01-21", None, None),
+        ("event", "what's on tomorrow evening", "2027-01-12 18:00", "2027-01-13 00:00", None, None),
+        ("event", "anything happening Saturday", "2027-01-16", "2027-01-16", None, None),
+        ("event", "what do I have the day after tomorrow", "2027-01-13", "2027-01-13", None, None),
+        ("event", "events this weekend", "2027-01-16", "2027-01-17", None, None),
+        ("event", "personal stuff this weekend", "2027-01-16", "2027-01-17", "personal", None),
+        ("event", "what's on the 3rd", "2027-02-03", "2027-02-03", None, None),
+        ("event", "my work meetings on the 19th", "2027-01-19", "2027-01-19", "work", None),
+        ("event", "what have I got on Sunday", "2027-01-17", "2027-01-17", None, None),
+        ("event", "anything at home in February?", "2027-02-01", "2027-02-28", "home", None),
+    ])
+
+
+def dated_references(meta) -> None:
+    """Each date-alone reference's expected items, from the data (in the range, the kind, the collection)."""
+    from bench import retrieval
+    from resolver.domain.items import MAX_OCCURRENCES_PER_ITEM
+
+    zone = meta.zone
+    for kind, text, first, last, collection, special in DATED:
+        if special == "overdue":
+            def hit(item):
+                due = item.get("due")
+                if not due:
+                    return False
+                if len(due) == 10:
+                    return datetime.fromisoformat(due).date() < NOW.date()
+                return datetime.fromisoformat(due) < NOW
+        else:
+            lo = datetime.fromisoformat(first).replace(tzinfo=zone)
+            hi = datetime.fromisoformat(last).replace(tzinfo=zone)
+            if len(last) == 10:
+                hi += timedelta(days=1)
+
+            def hit(item, lo=lo, hi=hi):
+                if item["kind"] == "task":
+                    due = item.get("due")
+                    if not due:
+                        return False
+                    when = datetime.fromisoformat(due)
+                    if len(due) == 10:
+                        when = when.replace(tzinfo=zone)
+                    return lo <= when < hi
+                spans = retrieval.occurrences(item, meta, limit=MAX_OCCURRENCES_PER_ITEM)
+                return any(s < hi and e > lo for s, e, _rid in spans)
+        expected = [i["uid"] for i in ITEMS if i["kind"] == kind and hit(i)
+                    and (collection is None or i["collection"] == collection)]
+        if not 1 <= len(expected) <= 15:
+            print(f"date-alone {text!r}: {len(expected)} expected items; choose another range")
+        REFS.append({"text": text, "kind": kind, "category": DA, "expected": expected})
+
+
+def assign_new(references: list[dict], start: int) -> list[dict]:
+    """Ids and splits for the references added after the first set, with their own seed."""
+    rng = random.Random(NEW_SEED)
+    fresh = REFS[start:]
+    by_category: dict[str, list[dict]] = defaultdict(list)
+    for ref in fresh:
+        by_category[ref["category"]].append(ref)
+    for category in sorted(by_category):
+        refs = by_category[category]
+        order = list(range(len(refs)))
+        rng.shuffle(order)
+        heldout = set(order[: round(len(refs) * HELDOUT_SHARE)])
+        for k, ref in enumerate(refs):
+            ref["split"] = "heldout" if k in heldout else "tune"
+    return references + [{"id": f"r{n:04d}", **ref} for n, ref in enumerate(fresh, start=len(references) + 1)]
+
+
 def main() -> int:
     rng = random.Random(SEED)
     hand_tasks()
@@ -696,6 +967,11 @@ def main() -> int:
     duplicates()
     fillers(rng)
     references = assign_ids_and_splits(rng)
+    first = len(REFS)
+    realistic()
+    from bench import retrieval
+    dated_references(retrieval.Meta(now=NOW, time_zone="Europe/Berlin", horizon_days=90))
+    references = assign_new(references, first)
     for problem in check(references):
         print("check:", problem)
     (HERE / "meta.json").write_text(json.dumps(

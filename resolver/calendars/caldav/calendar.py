@@ -11,7 +11,6 @@ from resolver.calendars.caldav.caches import DEFAULT_CAPACITY
 from resolver.calendars.caldav.http import unavailable
 from resolver.calendars.caldav.reader import SYNC_MODES, CalDAVReader, ReadOptions, ReaderRegistry, readers
 from resolver.calendars.ical import Limits
-from resolver.domain.errors import CalendarUnavailable
 from resolver.domain.items import Collection, Kind
 
 # Bytes one CalDAV answer may have (RESOLVER_MAX_RESPONSE_BYTES; docs/performance.md sizes it).
@@ -98,4 +97,4 @@ def _filter_retry_from_settings() -> float:
     return float(resolver_settings.SERVER_FILTER_RETRY_SECONDS)
 
 
-__all__ = ["CalDAVCalendar", "CalendarUnavailable", "limits_from_settings"]
+__all__ = ["CalDAVCalendar", "limits_from_settings"]

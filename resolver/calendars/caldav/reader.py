@@ -129,8 +129,8 @@ class CalDAVReader:
             if found:
                 return found
             self._home = None
-        home = discovery.find_home(transport, discovery.start_path(self.account.url))
-        found = discovery.list_calendars(transport, home) or []
+        home, listed = discovery.find_home(transport, discovery.start_path(self.account.url))
+        found = (listed if listed is not None else discovery.list_calendars(transport, home)) or []
         if found:
             self._home = home
         return found
@@ -239,6 +239,7 @@ class CalDAVReader:
             first = sync.initial(transport, path, skipped) if options.sync == "auto" else None
             if first is not None:
                 token = first.token
+            if first is not None and (first.data or not first.updates):
                 members = dict(first.updates)
                 unsorted.update(members)
                 odd.extend(Resource(href, None, None) for href in first.odd)
@@ -250,6 +251,9 @@ class CalDAVReader:
                         continue
                     fetched[href] = text
             else:
+                # No sync, or a sync listing without the data (Xandikos): the kind's
+                # calendar-query brings it, for this kind only. After the token, so
+                # that a change made between the two is listed by the next sync.
                 members = {}
                 listed = full.read(transport, path, query_body(kind, window, time_range=False), skipped)
                 for resource in listed:

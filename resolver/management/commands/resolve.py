@@ -20,6 +20,9 @@ _QUIET_LOGGERS = ("resolver", "resolver.requests")
 
 class Command(BaseCommand):
     help = "Resolve a reference to a live task or event (exit 0 resolved, 3 clarification)."
+    # A fresh process per call: the resolver's own checks (its settings), not
+    # the URL and admin checks, which import every view, DRF and the schema.
+    requires_system_checks = ["resolver"]
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--text", help="The reference. Short, non-private text only: argv is visible.")

@@ -1,0 +1,94 @@
+"""manage.py resolve as a fresh process: it imports what a resolution needs and runs the resolver's checks."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from django.core import checks
+
+from resolver.checks import TAG
+from resolver.management.commands.resolve import Command
+
+REPO = Path(__file__).resolve().parents[2]
+
+# A fresh process: the project's settings, an in-memory calendar with one
+# task, then manage.py's own entry point (system checks included), then the
+# modules the process ended up with. The calendar is the test backend, so no
+# server is needed; what is measured is the command, not the reader.
+_CHILD = """
+import json, sys
+import django
+django.setup()
+from django.conf import settings
+from django.core.management import ManagementUtility
+from resolver.domain.items import Kind, make_item
+from tests.support import memory_backend
+
+settings.RESOLVER = {**settings.RESOLVER, "CALENDAR_BACKEND": memory_backend.PATH, "TIME_ZONE": __ZONE__}
+memory_backend.CALENDAR.items = [
+    make_item(collection_path="/demo/work/", uid=uid, title=title, etag='"1"', kind=Kind.TASK, href=f"/demo/work/{uid}.ics")
+    for uid, title in (("rent", "Pay rent"), ("van", "Rent the van"))]
+try:
+    ManagementUtility(["manage.py", "resolve", "--text", __TEXT__, "--kind", "task", "--json"]).execute()
+    code = 0
+except SystemExit as exit_:
+    code = exit_.code
+sys.stderr.write("\\n" + json.dumps({"code": code, "modules": sorted(sys.modules)}) + "\\n")
+"""
+
+# What a resolution of an exact title never needs, and each used to cost a
+# fresh process a tenth of a second or more (docs/performance.md). (The
+# drf_spectacular and rest_framework packages themselves are installed apps:
+# django.setup() imports their app configs and checks, a millisecond.)
+HEAVY = ("resolver.api", "drf_spectacular.plumbing", "drf_spectacular.openapi", "rest_framework.fields",
+         "rest_framework.compat", "django.contrib.postgres", "psycopg", "django.test", "matplotlib", "numpy")
+
+
+def _fresh(text: str, zone: str = "UTC") -> tuple[int, set[str], str]:
+    env = dict(os.environ, DJANGO_SETTINGS_MODULE="lifeproject.settings", DEBUG="True",
+               DATABASE_URL="sqlite://:memory:", CACHE_URL="locmemcache://", LOG_LEVEL="WARNING")
+    code = _CHILD.replace("__ZONE__", repr(zone)).replace("__TEXT__", repr(text))
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True,
+                          timeout=120)
+    report = json.loads(done.stderr.strip().splitlines()[-1])
+    return report["code"], set(report["modules"]), done.stdout
+
+
+def _loaded(modules: set[str], name: str) -> bool:
+    return name in modules or any(m.startswith(name + ".") for m in modules)
+
+
+def test_command__an_exact_match_imports_no_schema_drf_postgres_test_client_or_numpy():
+    code, modules, stdout = _fresh("Pay rent")
+    assert code == 0 and json.loads(stdout)["data"]["uid"] == "rent"
+    assert [name for name in HEAVY if _loaded(modules, name)] == []
+
+
+def test_command__ranking_imports_numpy_when_it_needs_it():
+    """The lazy import is real: a reference that is ranked loads numpy and still answers."""
+    code, modules, stdout = _fresh("rent payment")
+    envelope = json.loads(stdout)
+    assert (code, envelope["status"]) == (3, "needs_clarification")
+    assert sorted(c["uid"] for c in envelope["data"]["candidates"]) == ["rent", "van"]
+    assert _loaded(modules, "numpy")
+    assert not _loaded(modules, "drf_spectacular.plumbing")
+
+
+def test_command__still_runs_the_resolvers_checks():
+    """A bad setting still stops the command before it resolves anything (exit 1, the check's id)."""
+    env = dict(os.environ, DJANGO_SETTINGS_MODULE="lifeproject.settings", DATABASE_URL="sqlite://:memory:",
+               CACHE_URL="locmemcache://", RESOLVER_TIME_ZONE="Mars/Olympus")
+    done = subprocess.run([sys.executable, "manage.py", "resolve", "--text", "x", "--kind", "task"], cwd=REPO,
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and "resolver.E005" in done.stderr
+
+
+def test_command__checks_are_the_resolvers_and_every_resolver_check_has_the_tag():
+    assert Command.requires_system_checks == [TAG]
+    registered = checks.registry.registry.get_checks()
+    ours = [check for check in registered if check.__module__ == "resolver.checks"]
+    assert ours and all(TAG in check.tags for check in ours)
+
