@@ -17,16 +17,21 @@ top 19, ties by title: shared-word count (items sharing no word are not
 listed), rapidfuzz WRatio, token_set_ratio and partial_ratio (rapidfuzz's
 default processor: lower case, punctuation off).
 
-Metrics per category and overall (overall leaves out synonym_paraphrase,
-which shares no word with its target and is reported on its own line):
+Metrics per category and overall (overall recall leaves out
+synonym_paraphrase, which shares no word with its target and is reported on
+its own line, and absent, which has no rank; overall `wrong` counts every
+reference):
 
-- rank: position of the expected item; for `duplicates` (several expected
-  items) the position of the last of them minus (their number - 1), so that
-  listing exactly the duplicates first is rank 1; a missing one is no rank.
+- rank: position of the expected item; for `duplicates` and `date_alone`
+  (several expected items) the position of the last of them minus (their
+  number - 1), so that listing exactly them first, in any order, is rank 1; a
+  missing one is no rank; `absent` (nothing expected) has no rank and no
+  recall, only `wrong`.
 - recall@1/@5/@19 and MRR (1/rank, 0 without one) over those ranks;
-- wrong: status ok with an item not expected (any ok on `duplicates`);
-  baselines never resolve: n/a;
-- occ@1 (time_expression references naming an event): the project's first
+- wrong: status ok with an item not expected (any ok where the reference
+  expects several items or none); baselines never resolve: n/a;
+- occ@1 (references naming an event's occurrence: time_expression,
+  time_form, sentence): the project's first
   item is expected and `Outcome.occurrences[item_id].start` equals
   `expected_occurrence_start`; baselines know no occurrences: n/a;
 - median milliseconds per reference.

@@ -1,12 +1,14 @@
 """Project settings. The environment is read here, and only here (django-environ)."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import environ
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-VAR_DIR = BASE_DIR / "var"
+# Where the embedded default keeps its state; another directory for a second demo (or a test of bin/run).
+VAR_DIR = Path(os.environ.get("LIFEPROJECT_VAR_DIR") or BASE_DIR / "var")
 
 DEV_SECRET_KEY = "dev-insecure-lifeproject-key-change-me-in-production-0123456789"
 
@@ -16,7 +18,8 @@ if (VAR_DIR / "dev.env").exists():
     environ.Env.read_env(VAR_DIR / "dev.env")
 
 env = environ.Env(
-    DEBUG=(bool, True),
+    # Off unless asked for: bin/run turns it on for the demo server only.
+    DEBUG=(bool, False),
     SECRET_KEY=(str, DEV_SECRET_KEY),
     ALLOWED_HOSTS=(list, ["127.0.0.1", "localhost", "testserver"]),
     CALDAV_URL=(str, "http://127.0.0.1:5232/"),
@@ -96,8 +99,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # First, so its duration and status cover every other middleware too.
     "lifeproject.request_log.RequestLogMiddleware",
-    # Unknown API paths answer with the not_found envelope, DEBUG or not.
-    "lifeproject.errors.ApiNotFoundMiddleware",
+    # Every error under /v1/ is an envelope (unknown path, disallowed host, ...), DEBUG or not.
+    "lifeproject.errors.ApiErrorEnvelopeMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Static files straight from the app servers: no separate file server to run.
     "whitenoise.middleware.WhiteNoiseMiddleware",

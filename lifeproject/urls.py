@@ -4,6 +4,7 @@ from django.urls import include, path
 from lifeproject import errors, health
 
 urlpatterns = [
+    path("", errors.home, name="home"),
     path("admin/", admin.site.urls),
     path("v1/", include("resolver.urls")),
     path("resolve/", include("resolver.web.urls")),
@@ -14,5 +15,6 @@ urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
 ]
 
+handler400 = errors.bad_request
 handler404 = errors.not_found
 handler500 = errors.server_error

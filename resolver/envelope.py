@@ -68,6 +68,11 @@ def outcome_envelope(
             if outcome.probabilities:
                 entry["probability"] = outcome.probabilities.get(item.item_id, 0.0)
                 entry["suggested"] = item.item_id == outcome.suggested_item_id
+            elif outcome.suggested_item_id is not None:
+                # Advice only (a model without probabilities): its pick, with no number
+                # that would read as a confidence. Advice never resolves on its own.
+                entry["probability"] = None
+                entry["suggested"] = item.item_id == outcome.suggested_item_id
             candidates.append(entry)
         data = {
             "reason": outcome.reason,

@@ -1,41 +1,41 @@
 """The one application layer every door calls: settings and models in, outcomes and envelopes out.
 
 A door (the API views, `manage.py resolve`, the page, the MCP door) parses its
-input, calls one function here and renders what it returns. Every function is
-keyword-only:
+input into a JSON document, names its `Caller` (door, user, base URL), calls
+one function here and renders the `Answer` it returns:
 
-    resolve_reference(text=, kind=, collection_ids=, time_zone=, ...) -> Outcome
-    resolve_document(document, ...) -> Outcome          # a JSON object: API body, --input -, MCP
-    envelope_for(outcome, clarification_url=) -> dict
+    answer(document, caller=) -> Answer                 # resolve; a clarification carries its token and link
+    pick(claims_or_token, item_id=, caller=) -> Answer  # user_selected: the item and occurrence shown, re-read live
+    read_clarification(token, caller=) -> ClarificationClaims
+    clarification_candidates(claims, caller=) -> list[LiveCandidate]   # the page's cards, read live
+    collections_envelope(request_id=, caller=) -> dict
     error_envelope_for(error, request_id=) -> dict      # any exception; internals never leak
-    collections_envelope(request_id=, calendar=) -> dict
-    clarification_url(outcome, user_id=, base_url=) -> str | None   # clarification_path: the same, no host
-    read_clarification(token, user_id=) -> ClarificationClaims
-    clarification_candidates(claims, calendar=) -> list[LiveCandidate]
-    select_item(item_id=, kind=, candidate_ids=, collection_ids=, ...) -> Outcome  # user_selected, re-read live
-    select_from_clarification(claims, item_id=) -> Outcome          # select_item with a token's scope
+    user_for_username(username) -> user                  # the local doors' --user
+    calendar_for(caller) -> CalendarSource               # the one place a caller's calendar is chosen
 
-Backends are chosen by dotted path in `RESOLVER` (`CALENDAR_BACKEND`,
-`JUDGE_BACKEND`); nothing here writes to the calendar.
+`resolve_reference(text=, kind=, ...)` and `resolve_document(document, ...)`
+return the bare Outcome, for tests and benchmarks. Backends are chosen by
+dotted path in `RESOLVER` (`CALENDAR_BACKEND`, `JUDGE_BACKEND`); nothing here
+writes to the calendar. Tokens and the live re-read are resolver.clarifications';
+nothing here imports a door.
 """
 from __future__ import annotations
 
 import logging
 import uuid
+from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from django.urls import NoReverseMatch, reverse
 
-from resolver import envelope
+from resolver import clarifications, envelope
 from resolver.conf import import_setting, resolver_settings
 from resolver.domain import judgment as jdg
-from resolver.domain.errors import CandidateGone, NotACandidate, ResolverError
-from resolver.domain.items import Collection, Kind, Method
+from resolver.domain.errors import CollectionNotFound, InvalidRequest, ResolverError
+from resolver.domain.items import Collection
 from resolver.domain.pipeline import Outcome, Status, resolve
 from resolver.domain.ports import CalendarSource, Judge, ThresholdPolicy
 from resolver.domain.requests import RequestLimits, ResolveRequest, parse_document, parse_request, parse_time_zone
-from resolver.web import clarification as page
-from resolver.web import tokens
 
 logger = logging.getLogger("resolver.requests")
 error_logger = logging.getLogger("resolver.errors")
@@ -77,6 +77,16 @@ def request_limits() -> RequestLimits:
         max_collection_ids=int(resolver_settings.MAX_COLLECTION_IDS),
         max_candidates=min(int(resolver_settings.MAX_CANDIDATES), jdg.MAX_CANDIDATES),
     )
+
+
+def max_body_bytes() -> int:
+    """The largest request document a door reads (RESOLVER["MAX_BODY_BYTES"]): the API's body, `--input -`."""
+    return int(resolver_settings.MAX_BODY_BYTES)
+
+
+def body_too_large(limit: int) -> InvalidRequest:
+    return InvalidRequest(f"The request body must be at most {limit} bytes.",
+                          details={"field": "body", "max_bytes": limit})
 
 
 def default_time_zone() -> str:
@@ -124,18 +134,45 @@ def resolve_document(
 
 def _resolve(request: ResolveRequest, *, request_id: str | None, door: str, calendar: CalendarSource | None,
              judge: Judge | None, policy: ThresholdPolicy | None) -> Outcome:
-    outcome = resolve(
+    calendar = calendar or calendar_for(None)
+    try:
+        outcome = _resolved(request, request_id=request_id, calendar=calendar, judge=judge, policy=policy)
+    except CollectionNotFound as err:
+        raise _naming_collections(err, calendar) from None
+    _record_provenance(outcome)
+    log_outcome(outcome, door=door)
+    return outcome
+
+
+# A message lists at most this many known collections; details hold them all.
+_KNOWN_LISTED = 10
+
+
+def _naming_collections(err: CollectionNotFound, calendar: CalendarSource) -> CollectionNotFound:
+    """The error again, naming the unknown IDs and the known ones ("known: personal, work")."""
+    unknown = [str(cid) for cid in err.details.get("collection_ids", [])]
+    try:
+        known = sorted(c.collection_id for c in calendar.collections())
+    except ResolverError:
+        return err
+    listed = ", ".join(known[:_KNOWN_LISTED]) + (", ..." if len(known) > _KNOWN_LISTED else "")
+    named = ", ".join(f"`{cid}`" for cid in unknown)
+    plural = "s" if len(unknown) > 1 else ""
+    return CollectionNotFound(f"Unknown collection ID{plural} {named}; known: {listed or 'none'}.",
+                              details={**err.details, "known_collection_ids": known})
+
+
+def _resolved(request: ResolveRequest, *, request_id: str | None, calendar: CalendarSource,
+              judge: Judge | None, policy: ThresholdPolicy | None) -> Outcome:
+    return resolve(
         request=request,
-        calendar=calendar or calendar_from_settings(),
+        calendar=calendar,
         judge=judge or judge_from_settings(),
         policy=policy or policy_from_settings(),
         request_id=request_id or new_request_id(),
         max_candidates=request_limits().max_candidates,
         language=str(resolver_settings.LANGUAGE),
     )
-    _record_provenance(outcome)
-    log_outcome(outcome, door=door)
-    return outcome
 
 
 def provenance_of(outcome: Outcome) -> dict[str, Any] | None:
@@ -183,90 +220,148 @@ def error_envelope_for(error: BaseException, *, request_id: str) -> dict[str, An
     return envelope.internal_error_envelope(request_id=request_id)
 
 
-def list_collections(*, calendar: CalendarSource | None = None) -> Sequence[Collection]:
-    return (calendar or calendar_from_settings()).collections()
+def list_collections(*, caller: Caller | None = None, calendar: CalendarSource | None = None) -> Sequence[Collection]:
+    return (calendar or calendar_for(caller)).collections()
 
 
-def collections_envelope(*, request_id: str, calendar: CalendarSource | None = None) -> dict[str, Any]:
-    return envelope.collections_envelope(list_collections(calendar=calendar), request_id=request_id)
+def collections_envelope(*, request_id: str, caller: Caller | None = None,
+                         calendar: CalendarSource | None = None) -> dict[str, Any]:
+    return envelope.collections_envelope(list_collections(caller=caller, calendar=calendar), request_id=request_id)
 
 
-# --- the clarification page --------------------------------------------------------
+# --- callers and the door contract --------------------------------------------------
 
 
-def clarification_url(outcome: Outcome, *, user_id: object, base_url: str) -> str | None:
-    """The absolute page URL for a clarification outcome, bound to `user_id`.
+@dataclass(frozen=True)
+class Caller:
+    """Who asks, through which door: every door builds one and passes it on.
 
-    `base_url` is the scheme and host (and any path prefix) the page is served
-    under. None for a resolved outcome, and when the project did not mount the
-    page's URLs: the app is reusable and the page is optional.
+    `user` is the authenticated user (a Django user), or None for a local door
+    run without one (the command and the stdio MCP server without `--user`):
+    then no page link is made, and tokens are bound to nobody who can sign in.
+    `base_url` is where the page is served (scheme, host, any prefix; "" for a
+    host-relative path); None: no page link. The calendar is chosen for the
+    caller (`calendar_for`), so a per-user account needs no change in a door.
     """
-    path = clarification_path(outcome, user_id=user_id)
-    return None if path is None else base_url.rstrip("/") + path
+
+    door: str
+    user: Any = field(default=None, repr=False)
+    base_url: str | None = None
+
+    @property
+    def user_id(self) -> object:
+        return None if self.user is None else self.user.pk
 
 
-def clarification_path(outcome: Outcome, *, user_id: object) -> str | None:
-    if outcome.status is not Status.NEEDS_CLARIFICATION:
-        return None
-    token = tokens.issue(tokens.claims_for(outcome, user_id=user_id))
+@dataclass(frozen=True)
+class Answer:
+    """What a door renders: the outcome, its envelope, and for a clarification what it offered."""
+
+    outcome: Outcome
+    envelope: dict[str, Any]
+    # For a clarification: the offered candidates and occurrences, and their signed form.
+    claims: clarifications.ClarificationClaims | None = None
+    token: str | None = None
+    # The page's URL for the clarification (absolute unless base_url is ""), or None.
+    clarification_url: str | None = None
+
+    @property
+    def status(self) -> Status:
+        return self.outcome.status
+
+
+def calendar_for(caller: Caller | None) -> CalendarSource:
+    """The calendar source this caller's requests read: the one place it is chosen."""
+    return calendar_from_settings()
+
+
+def user_for_username(username: str) -> Any:
+    """The active user a local door (`manage.py resolve`/`mcp --user`) acts for; InvalidRequest otherwise.
+
+    Page links are built from RESOLVER["SITE_URL"], so it is required too: a
+    typo fails before resolving instead of producing a link nobody can open.
+    """
+    if not resolver_settings.SITE_URL:
+        raise InvalidRequest("--user needs RESOLVER['SITE_URL'] (the RESOLVER_SITE_URL environment variable).",
+                             details={"field": "user"})
+    from django.contrib.auth import get_user_model
+
+    user_model = get_user_model()
     try:
-        return reverse("resolver_web:clarify", kwargs={"token": token})
+        user = user_model._default_manager.get_by_natural_key(username)
+    except user_model.DoesNotExist:
+        user = None
+    if user is None or not user.is_active:
+        raise InvalidRequest(f"No such user: {username!r}.", details={"field": "user", "value": username})
+    return user
+
+
+def answer(document: Any, *, caller: Caller, request_id: str | None = None,
+           judge: Judge | None = None, policy: ThresholdPolicy | None = None) -> Answer:
+    """The door contract: a parsed JSON document (`{"text", "kind", "collection_ids"?, "time_zone"?}`)
+    and the caller in, what the door renders out. Raises ResolverError subclasses."""
+    request = parse_document(document, limits=request_limits(), default_time_zone=default_time_zone())
+    outcome = _resolve(request, request_id=request_id, door=caller.door, calendar=calendar_for(caller),
+                       judge=judge, policy=policy)
+    if outcome.status is not Status.NEEDS_CLARIFICATION:
+        return Answer(outcome=outcome, envelope=envelope_for(outcome))
+    claims = clarifications.claims_for(outcome, user_id=caller.user_id, time_zone=request.time_zone)
+    token = clarifications.issue(claims)
+    url = _page_url(token, caller)
+    return Answer(outcome=outcome, envelope=envelope_for(outcome, clarification_url=url), claims=claims,
+                  token=token, clarification_url=url)
+
+
+def read_clarification(token: str, *, caller: Caller) -> clarifications.ClarificationClaims:
+    """The claims of a token this caller was given. Raises ClarificationNotFound or ClarificationExpired."""
+    return clarifications.read(token, user_id=caller.user_id,
+                               max_age=int(resolver_settings.CLARIFICATION_MAX_AGE_SECONDS))
+
+
+def clarification_candidates(claims: clarifications.ClarificationClaims, *,
+                             caller: Caller) -> list[clarifications.LiveCandidate]:
+    """The token's candidates in its order, each (and its offered occurrence) as the server has it now."""
+    return clarifications.live_candidates(claims, calendar=calendar_for(caller), time_zone=_zone_of(claims))
+
+
+def pick(claims: clarifications.ClarificationClaims | str, *, item_id: str, caller: Caller) -> Answer:
+    """The person picked `item_id` from a clarification (its claims, or its token):
+    the `user_selected` answer with the item and the occurrence they were shown, re-read live.
+
+    Raises NotACandidate, CandidateGone, OccurrenceGone, CalendarUnavailable,
+    and for a token ClarificationNotFound or ClarificationExpired.
+    """
+    if isinstance(claims, str):
+        claims = read_clarification(claims, caller=caller)
+    outcome = clarifications.pick(claims, item_id=item_id, calendar=calendar_for(caller),
+                                  time_zone=_zone_of(claims))
+    log_outcome(outcome, door=caller.door)
+    return Answer(outcome=outcome, envelope=envelope_for(outcome))
+
+
+def next_occurrence_ids(outcome: Outcome) -> frozenset[str]:
+    """The candidates whose offered occurrence is their next live one: only these are labelled "next"."""
+    return frozenset(item.item_id for item in outcome.candidates
+                     if clarifications.is_next(item, outcome.occurrences.get(item.item_id)))
+
+
+def _zone_of(claims: clarifications.ClarificationClaims) -> Any:
+    """The token's zone as the request held it; an old token without one: the default."""
+    return parse_time_zone(claims.time_zone if claims.time_zone is not None else default_time_zone())
+
+
+def _page_url(token: str, caller: Caller) -> str | None:
+    """The page for the token, when the caller can open it and the project mounted the page.
+
+    The app is reusable and the page is optional: without its URLs, no link.
+    """
+    if caller.user is None or caller.base_url is None:
+        return None
+    try:
+        path = reverse("resolver_web:clarify", kwargs={"token": token})
     except NoReverseMatch:
         return None
-
-
-def read_clarification(token: str, *, user_id: object) -> tokens.ClarificationClaims:
-    """Raises tokens.TokenInvalid or tokens.TokenExpired."""
-    return tokens.read(token, user_id=user_id, max_age=int(resolver_settings.CLARIFICATION_MAX_AGE_SECONDS))
-
-
-def clarification_candidates(claims: tokens.ClarificationClaims, *,
-                             calendar: CalendarSource | None = None) -> list[page.LiveCandidate]:
-    """The token's candidates in its order, each as the server has it now."""
-    return page.live_candidates(claims, calendar=calendar or calendar_from_settings(),
-                                time_zone=parse_time_zone(default_time_zone()))
-
-
-def select_item(
-    *,
-    item_id: str,
-    kind: Kind | str,
-    candidate_ids: Sequence[str] | None = None,
-    collection_ids: Sequence[str] = (),
-    request_id: str | None = None,
-    time_zone: str | None = None,
-    door: str = "web",
-    calendar: CalendarSource | None = None,
-) -> Outcome:
-    """The person picked `item_id`: re-read it live and return the `user_selected` outcome.
-
-    The ETag, href and occurrence are the server's now, so a write conditional
-    on them is safe. Raises NotACandidate when `candidate_ids` is given and
-    does not offer `item_id`, CandidateGone when the item is no longer live,
-    CalendarUnavailable when the server cannot be read.
-    """
-    if candidate_ids is not None and item_id not in candidate_ids:
-        raise NotACandidate()
-    kind = Kind(kind)
-    zone = parse_time_zone(default_time_zone() if time_zone is None else time_zone)
-    items, read_at = page.live_items(kind=kind, collection_ids=tuple(collection_ids), wanted=(item_id,),
-                                     calendar=calendar or calendar_from_settings(), time_zone=zone)
-    item = items.get(item_id)
-    if item is None:
-        raise CandidateGone()
-    occurrences = {item.item_id: item.occurrences[0]} if item.occurrences else {}
-    outcome = Outcome(request_id=request_id or new_request_id(), status=Status.OK, kind=kind,
-                      method=Method.USER_SELECTED, item=item, collection_ids=tuple(collection_ids),
-                      occurrences=occurrences, read_at=read_at)
-    log_outcome(outcome, door=door)
-    return outcome
-
-
-def select_from_clarification(claims: tokens.ClarificationClaims, *, item_id: str,
-                              calendar: CalendarSource | None = None) -> Outcome:
-    """`select_item` for the page: the candidates and scope are the token's."""
-    return select_item(item_id=item_id, kind=claims.kind, candidate_ids=claims.candidate_ids,
-                       collection_ids=claims.collection_ids, request_id=claims.request_id, calendar=calendar)
+    return caller.base_url.rstrip("/") + path if caller.base_url else path
 
 
 # --- logging ---------------------------------------------------------------------

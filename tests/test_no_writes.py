@@ -89,6 +89,8 @@ def _command(server, *args: str) -> subprocess.CompletedProcess:
         "CACHE_URL": "locmemcache://",
         "TYPESAFE_API_KEY": "",
         "TYPESAFE_BASE_URL": "",
+        # DEBUG is off by default: the checks refuse the development key.
+        "SECRET_KEY": "test-" + "k" * 50,
     }
     return subprocess.run(
         [sys.executable, str(Path(django_settings.BASE_DIR) / "manage.py"), "resolve", *args],

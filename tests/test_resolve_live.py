@@ -155,7 +155,8 @@ def test_resolve__untitled_item_matches_by_uid(live):
 def test_resolve__unknown_collection_is_an_error(live):
     with pytest.raises(CollectionNotFound) as caught:
         resolve("Draft portfolio outline", collection_ids=["nope"])
-    assert caught.value.details == {"collection_ids": ["nope"]}
+    assert caught.value.details == {"collection_ids": ["nope"], "known_collection_ids": ["bulk", "personal", "work"]}
+    assert caught.value.message == "Unknown collection ID `nope`; known: bulk, personal, work."
 
 
 @pytest.mark.parametrize("text", ["", "   ", "x" * 501])

@@ -17,21 +17,12 @@ from rest_framework.exceptions import ParseError
 from rest_framework.parsers import BaseParser
 from rest_framework.renderers import JSONRenderer
 
-from resolver.conf import resolver_settings
-from resolver.domain.errors import InvalidRequest
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def max_body_bytes() -> int:
-    return int(resolver_settings.MAX_BODY_BYTES)
-
-
-def body_too_large(limit: int) -> InvalidRequest:
-    return InvalidRequest(
-        f"The request body must be at most {limit} bytes.",
-        details={"field": "body", "max_bytes": limit},
-    )
+# The one rule for every door's request document (the command's `--input -` too).
+from resolver.services import body_too_large, max_body_bytes  # noqa: E402,F401
 
 
 def _declared_length(parser_context: Mapping[str, Any]) -> int | None:

@@ -48,6 +48,8 @@ REASONS: dict[str, str] = {
     "duplicate_titles": "Several live items match the reference exactly (ID, UID or title).",
     "ambiguous": "Several candidates and no decision: the judge is off or unavailable, a tie, "
                  "or the top candidate is below an approved threshold.",
+    "single_candidate": "One candidate and no decision (the judge off or unavailable, or below an approved "
+                        "threshold): the question is whether it is the item meant.",
     "judge_no_match": "The judge's most probable option is `no_match`.",
     "no_candidates": "Nothing matched the reference.",
 }
@@ -152,7 +154,8 @@ _METHODS = [m.value for m in Method]
 
 class WarningSerializer(serializers.Serializer):
     code = serializers.CharField(
-        help_text="Stable code: items_skipped, candidate_narrowed, judgment_unavailable (more may be added)."
+        help_text="Stable code: items_skipped, candidate_narrowed, judgment_unavailable, occurrence_outside_range "
+                  "(more may be added)."
     )
     message = serializers.CharField()
     details = _details("Code-specific facts (counts, reasons); never user text or secrets.")
@@ -223,9 +226,13 @@ class ResolvedItemSerializer(ItemFieldsSerializer):
 
 class CandidateSerializer(ItemFieldsSerializer):
     probability = serializers.FloatField(
-        min_value=0.0, max_value=1.0, required=False, help_text="Only when the judgment service answered."
+        min_value=0.0, max_value=1.0, required=False, allow_null=True,
+        help_text="Only when the judgment service answered; null when it named an option without "
+                  "probabilities (advice only).",
     )
-    suggested = serializers.BooleanField(required=False, help_text="Only when the judgment service answered.")
+    suggested = serializers.BooleanField(
+        required=False, help_text="Only when the judgment service answered: its pick (ordered first). Advice: "
+                                  "the person still chooses.")
 
 
 class OptionSerializer(serializers.Serializer):

@@ -17,11 +17,8 @@ class ResolveApi(APIView):
 
     @resolve_schema
     def post(self, request: Request) -> Response:
-        outcome = services.resolve_document(request.data, request_id=request_id_of(request), door="api")
-        # The page link is bound to the authenticated client's user and built
-        # from this request, so it points at the host the client reached.
-        url = services.clarification_url(outcome, user_id=request.user.pk, base_url=request.build_absolute_uri("/"))
-        return Response(services.envelope_for(outcome, clarification_url=url))
+        answer = services.answer(request.data, caller=_caller(request), request_id=request_id_of(request))
+        return Response(answer.envelope)
 
 
 class CollectionsApi(APIView):
@@ -29,4 +26,10 @@ class CollectionsApi(APIView):
 
     @collections_schema
     def get(self, request: Request) -> Response:
-        return Response(services.collections_envelope(request_id=request_id_of(request)))
+        return Response(services.collections_envelope(request_id=request_id_of(request), caller=_caller(request)))
+
+
+def _caller(request: Request) -> services.Caller:
+    # The page link is bound to the authenticated client's user and built
+    # from this request, so it points at the host the client reached.
+    return services.Caller(door="api", user=request.user, base_url=request.build_absolute_uri("/"))

@@ -77,3 +77,31 @@ HTTP_ONLY_CODES: dict[str, int] = {
 
 # The command's exit code for any clarification (not an error: no exception).
 EXIT_CLARIFICATION = 3
+
+
+class OccurrenceGone(ResolverError):
+    """A selection names an offered event whose offered occurrence is no longer live
+    (it ended, was cancelled or excluded, or a single event moved)."""
+
+    code = "occurrence_gone"
+    http_status = 409
+    exit_code = 2
+    default_message = "The occurrence you were shown is no longer on the calendar."
+
+
+class ClarificationNotFound(ResolverError):
+    """A clarification token that is tampered, malformed, or another caller's: all look alike."""
+
+    code = "clarification_not_found"
+    http_status = 404
+    exit_code = 2
+    default_message = "This clarification is not valid."
+
+
+class ClarificationExpired(ResolverError):
+    """A genuine clarification token of this caller, older than CLARIFICATION_MAX_AGE_SECONDS."""
+
+    code = "clarification_expired"
+    http_status = 410
+    exit_code = 2
+    default_message = "This clarification has expired; resolve the reference again."

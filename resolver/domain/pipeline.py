@@ -69,7 +69,7 @@ class Outcome:
     # else the next live one. Events only; filled by the pipeline.
     occurrences: dict[str, Occurrence] = field(default_factory=dict)
     # Why a clarification was needed, for programs: duplicate_titles,
-    # ambiguous, judge_no_match, no_candidates. None when resolved.
+    # ambiguous, single_candidate, judge_no_match, no_candidates. None when resolved.
     reason: str | None = None
     # When the calendar was read for this request (aware, UTC).
     read_at: datetime | None = None
@@ -145,6 +145,7 @@ def resolve(
     warnings += _narrowed_warning(pool)
     candidates = tuple(c.item for c in pool.candidates)
     occurrences = _occurrences(candidates, time_range, tz)
+    warnings += _outside_range_warning(candidates, occurrences, time_range)
     if not candidates:
         return Outcome(
             status=Status.NEEDS_CLARIFICATION, method=None, reason="no_candidates",
@@ -167,12 +168,15 @@ def resolve(
     if isinstance(judgment, jdg.JudgmentUnavailable):
         warnings += (OutcomeWarning(
             code="judgment_unavailable",
-            message="The judgment service gave no usable answer; candidates are in search order.",
+            # The embedded default has no judge: say so, rather than that a service failed.
+            message=("The judge is off; candidates are in search order." if judgment.reason == "disabled"
+                     else "The judgment service gave no usable answer; candidates are in search order."),
             details={"reason": judgment.reason},
         ),)
         return Outcome(
-            status=Status.NEEDS_CLARIFICATION, method=None, candidates=candidates, reason="ambiguous",
-            prompt=_prompt(pool, top_is_no_match=False), warnings=warnings, question=question,
+            status=Status.NEEDS_CLARIFICATION, method=None, candidates=candidates, reason=_unsure(candidates),
+            prompt=_prompt(pool, top_is_no_match=False, single=len(candidates) == 1), warnings=warnings,
+            question=question,
             judgment=judgment, numbering=numbering, occurrences=occurrences, timings=timings, **base,
         )
 
@@ -189,20 +193,22 @@ def resolve(
         item = candidates[decision.resolved_number - 1]
         return Outcome(status=Status.OK, method=Method.SEMANTIC, item=item, **shared, **base)
 
-    # Reorder by the judge's probability; equal probabilities keep search order.
-    order = sorted(range(len(candidates)), key=lambda i: -probabilities.get(candidates[i].item_id, 0.0))
-    ranked = tuple(candidates[i] for i in order)
     top_is_no_match = decision.top_option == jdg.NO_MATCH
     suggested = None
-    # A tie is no suggestion: marking one of two equals would be a guess.
+    # A tie is no suggestion: marking one of two equals would be a guess. A model
+    # without probabilities (advice only) still named one: it is suggested too.
     if not top_is_no_match and not jdg.is_tie(judgment):
         suggested = numbering[int(decision.top_option)]
+    # The suggestion first, then by the judge's probability; equal ones keep search order.
+    order = sorted(range(len(candidates)), key=lambda i: (candidates[i].item_id != suggested,
+                                                          -probabilities.get(candidates[i].item_id, 0.0)))
+    ranked = tuple(candidates[i] for i in order)
     return Outcome(
         status=Status.NEEDS_CLARIFICATION, method=Method.SEMANTIC, candidates=ranked,
         suggested_item_id=suggested,
-        reason="judge_no_match" if top_is_no_match else "ambiguous",
+        reason="judge_no_match" if top_is_no_match else _unsure(ranked),
         suggested_probability=probabilities.get(suggested) if suggested else None,
-        prompt=_prompt(pool, top_is_no_match=top_is_no_match), **shared, **base,
+        prompt=_prompt(pool, top_is_no_match=top_is_no_match, single=len(ranked) == 1), **shared, **base,
     )
 
 
@@ -223,13 +229,42 @@ def _title_and_time(rest: str, items: tuple[Item, ...], time_range: TimeRange,
 
 def _occurrences(items: tuple[Item, ...] | list[Item], time_range: TimeRange | None,
                  tz: tzinfo) -> dict[str, Occurrence]:
+    """By item ID: the occurrence inside the named range; when none falls in it, the
+    nearest to it (not silently the next one); without a range, the next one."""
     found = {}
     for item in items:
         if item.kind is Kind.EVENT:
             occurrence = occurrence_for(item, time_range, tz=tz)
+            if occurrence is not None and time_range is not None and not time_range.overlaps(
+                    occurrence.start, occurrence.end):
+                occurrence = _nearest(item, occurrence, time_range)
             if occurrence is not None:
                 found[item.item_id] = occurrence
     return found
+
+
+def _nearest(item: Item, fallback: Occurrence, time_range: TimeRange) -> Occurrence:
+    """The live occurrence closest in time to the range (before or after it); ties go to the later."""
+    def distance(o: Occurrence) -> tuple[float, float]:
+        if o.end <= time_range.start:
+            return (time_range.start - o.end).total_seconds(), 1.0
+        return max(0.0, (o.start - time_range.end).total_seconds()), 0.0
+    return min(item.occurrences or (fallback,), key=distance)
+
+
+def _outside_range_warning(items: tuple[Item, ...], occurrences: dict[str, Occurrence],
+                           time_range: TimeRange | None) -> tuple[OutcomeWarning, ...]:
+    if time_range is None:
+        return ()
+    outside = [item.item_id for item in items if item.item_id in occurrences
+               and not time_range.overlaps(occurrences[item.item_id].start, occurrences[item.item_id].end)]
+    if not outside:
+        return ()
+    return (OutcomeWarning(
+        code="occurrence_outside_range",
+        message="No occurrence of these events falls in the time the reference names; the nearest is shown.",
+        details={"item_ids": outside},
+    ),)
 
 
 def _facts(item: Item, occurrence: Occurrence | None) -> jdg.CandidateFacts:
@@ -237,11 +272,16 @@ def _facts(item: Item, occurrence: Occurrence | None) -> jdg.CandidateFacts:
     return jdg.facts_from_item(item, occurrence)
 
 
-def _prompt(pool: Pool, *, top_is_no_match: bool) -> str:
+def _unsure(candidates: tuple[Item, ...]) -> str:
+    """One candidate is a yes-or-no question, not a choice among several."""
+    return "single_candidate" if len(candidates) == 1 else "ambiguous"
+
+
+def _prompt(pool: Pool, *, top_is_no_match: bool, single: bool = False) -> str:
     parts = []
     if top_is_no_match:
         parts.append("None of these items seems to match the reference.")
-    parts.append("Which item do you mean?")
+    parts.append("Is this the item you mean?" if single else "Which item do you mean?")
     if pool.narrowed:
         parts.append(
             f"{pool.matched} items matched and only the best {len(pool.candidates)} are listed: "

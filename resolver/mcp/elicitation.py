@@ -7,7 +7,7 @@ reads the calendar: the door re-reads the chosen item through the service.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Collection
 
 FIELD = "item_id"
 NONE_OF_THESE = "none"
@@ -15,12 +15,18 @@ NONE_OF_THESE = "none"
 
 def message(envelope: dict[str, Any]) -> str:
     prompt = envelope["data"]["questions"][0]["prompt"]
+    if any(w.get("code") == "occurrence_outside_range" for w in envelope.get("warnings", [])):
+        prompt += " No occurrence falls in the time named; the nearest is shown."
     return f"{prompt} Choose one, or \"None of these\"."
 
 
-def requested_schema(envelope: dict[str, Any]) -> dict[str, Any]:
-    """A form with one single-select field: the candidates' item IDs, titled for people."""
-    options = [{"const": c["item_id"], "title": label(c)} for c in envelope["data"]["candidates"]]
+def requested_schema(envelope: dict[str, Any], *, next_ids: Collection[str] = ()) -> dict[str, Any]:
+    """A form with one single-select field: the candidates' item IDs, titled for people.
+
+    `next_ids`: the events whose offered occurrence is their next one.
+    """
+    options = [{"const": c["item_id"], "title": label(c, next=c["item_id"] in next_ids)}
+               for c in envelope["data"]["candidates"]]
     options.append({"const": NONE_OF_THESE, "title": "None of these"})
     return {
         "type": "object",
@@ -38,17 +44,27 @@ def chosen_item_id(action: str, content: dict[str, Any] | None, envelope: dict[s
     return value if isinstance(value, str) and value in offered else None
 
 
-def label(candidate: dict[str, Any]) -> str:
-    """`Title (collection, due Tue 05 May 2026)`: what tells two same-titled items apart."""
+def label(candidate: dict[str, Any], *, next: bool = False) -> str:
+    """`Title (collection, due Tue 05 May 2026)`: what tells two same-titled items apart.
+
+    An event shows the occurrence it offers: "next" only when that is its next
+    one, "on" for another (a series named for a later date), "starts" for a
+    single event. The judge's suggestion is marked.
+    """
     title = (candidate.get("title") or "").strip() or "(untitled)"
     parts = [candidate.get("collection_id") or "?"]
     occurrence = candidate.get("occurrence")
     if isinstance(occurrence, dict) and occurrence.get("start"):
-        parts.append("next " + _readable(occurrence["start"]))
+        if occurrence.get("recurrence_id") is None:
+            parts.append("starts " + _readable(occurrence["start"]))
+        else:
+            parts.append(("next " if next else "on ") + _readable(occurrence["start"]))
     elif candidate.get("due"):
         parts.append("due " + _readable(candidate["due"]))
     elif candidate.get("start"):
         parts.append("starts " + _readable(candidate["start"]))
+    if candidate.get("suggested") is True:
+        parts.append("suggested")
     return f"{title} ({', '.join(parts)})"
 
 

@@ -43,6 +43,7 @@ from starlette.middleware.authentication import AuthenticationMiddleware
 from starlette.routing import Route
 from starlette.types import Message, Receive, Scope, Send
 
+from resolver import services
 from resolver.conf import resolver_settings
 from resolver.mcp import server as mcp_server
 from resolver.mcp.tools import RESOLVE, Tools
@@ -98,25 +99,20 @@ def _verify_in_thread(token: str, resource_url: str) -> resource.Grant | None:
         return resource.verify_access_token(token, resource=resource_url)
 
 
+def _token_user() -> Any:
+    """The token's (active) user, read once per request: the caller whose calendar and pages these are."""
+    from django.contrib.auth import get_user_model
+
+    with _request_connections():
+        return get_user_model()._default_manager.get(pk=token_user_id(), is_active=True)
+
+
 def token_user_id() -> object:
     """The user of the request's bearer token (set by the auth middleware for this request)."""
     token = get_access_token()
     if token is None or not token.claims or "user_id" not in token.claims:
         raise PermissionError("No authenticated user for this MCP request.")
     return token.claims["user_id"]
-
-
-class _RequestTools(Tools):
-    """`Tools` whose synchronous service calls (run in worker threads) close their connections like a request."""
-
-    def _resolve_sync(self, arguments: dict[str, Any], request_id: str) -> tuple[Any, dict[str, Any]]:
-        with _request_connections():
-            return super()._resolve_sync(arguments, request_id)
-
-    def _select_sync(self, outcome: Any, envelope: dict[str, Any], item_id: str,
-                     arguments: dict[str, Any]) -> types.CallToolResult:
-        with _request_connections():
-            return super()._select_sync(outcome, envelope, item_id, arguments)
 
 
 class HttpTools:
@@ -130,7 +126,8 @@ class HttpTools:
     """
 
     async def call(self, ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult | types.InputRequiredResult:
-        tools = _RequestTools(user_id=token_user_id(), site_url=resolver_settings.SITE_URL)
+        user = await anyio.to_thread.run_sync(_token_user)
+        tools = Tools(caller=services.Caller(door="mcp", user=user, base_url=resolver_settings.SITE_URL))
         outcome = await tools.call(ctx, params)
         if params.name != RESOLVE or not isinstance(outcome, types.CallToolResult):
             return outcome

@@ -6,12 +6,17 @@ exactly what is declared in `tools.py`.
 """
 from __future__ import annotations
 
-from typing import Any
+import io
+import json
+import re
+import sys
+from typing import Any, AsyncIterator
 
 import anyio
 import mcp_types as types
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
 
 from resolver.mcp.tools import Tools, tool_list
 
@@ -40,7 +45,101 @@ def run_stdio(tools: Tools) -> None:
     server = build_server(tools)
 
     async def main() -> None:
-        async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+        lines = CheckedLines(anyio.wrap_file(io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")))
+        async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
+            async with anyio.create_task_group() as group:
+                group.start_soon(lines.answer_rejected, write_stream)
+                await server.run(read_stream, write_stream, server.create_initialization_options())
+                group.cancel_scope.cancel()
 
     anyio.run(main)
+
+
+# --- malformed JSON-RPC ----------------------------------------------------------------
+# The SDK's stdio transport hands a line it cannot validate to the session as an
+# exception, and the session drops it: the client waits for an answer forever.
+# So every line is checked here first, and a malformed one is answered with the
+# JSON-RPC error its fault calls for, through the transport's own writer.
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def check_line(line: str) -> types.JSONRPCError | None:
+    """None for a line the SDK can take; else the error to answer it with."""
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return _error(None, types.PARSE_ERROR, "Parse error: the line is not JSON.")
+    request_id = message.get("id") if isinstance(message, dict) else None
+    if not (isinstance(request_id, str) and not _SURROGATE.search(request_id)) and not (
+            isinstance(request_id, int) and not isinstance(request_id, bool)):
+        request_id = None
+    if isinstance(message, list):
+        return _error(None, types.INVALID_REQUEST, "Invalid Request: batches are not supported; send one message.")
+    if not isinstance(message, dict):
+        return _error(None, types.INVALID_REQUEST, "Invalid Request: a message must be a JSON object.")
+    if "id" in message and request_id is None:
+        return _error(None, types.INVALID_REQUEST, "Invalid Request: `id` must be a string or an integer.")
+    if message.get("jsonrpc") != "2.0":
+        return _error(request_id, types.INVALID_REQUEST, 'Invalid Request: `jsonrpc` must be "2.0".')
+    if _has_surrogate(message):
+        return _error(request_id, types.INVALID_REQUEST,
+                      "Invalid Request: a string holds an unpaired surrogate (invalid Unicode).")
+    is_response = "result" in message or "error" in message
+    if "method" not in message and not is_response:
+        return _error(request_id, types.INVALID_REQUEST, "Invalid Request: `method` is missing.")
+    if "method" in message and not isinstance(message["method"], str):
+        return _error(request_id, types.INVALID_REQUEST, "Invalid Request: `method` must be a string.")
+    try:
+        types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+    except Exception:
+        return _error(request_id, types.INVALID_REQUEST, "Invalid Request: not a valid JSON-RPC message.")
+    return None
+
+
+def _has_surrogate(value: Any) -> bool:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+def _error(request_id: str | int | None, code: int, message: str) -> types.JSONRPCError:
+    return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message))
+
+
+class CheckedLines:
+    """Standard input's lines, with the malformed ones held back and queued for an answer."""
+
+    def __init__(self, source: Any) -> None:
+        self.source = source
+        self._send, self._receive = anyio.create_memory_object_stream[types.JSONRPCError](100)
+
+    def __aiter__(self) -> AsyncIterator[str]:
+        return self._lines()
+
+    async def _lines(self) -> AsyncIterator[str]:
+        async for line in self.source:
+            if not line.strip():
+                continue
+            error = check_line(line)
+            if error is None:
+                yield line
+            else:
+                await self._send.send(error)
+
+    async def answer_rejected(self, write_stream: Any) -> None:
+        async with self._receive:
+            async for error in self._receive:
+                try:
+                    await write_stream.send(SessionMessage(error))
+                except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                    return

@@ -8,7 +8,6 @@ person through elicitation when the client can ask them; never to the model.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,7 +16,7 @@ import mcp_types as types
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from resolver import services
-from resolver.domain.errors import CandidateGone, InvalidRequest, NotACandidate
+from resolver.domain.errors import CandidateGone, InvalidRequest, NotACandidate, OccurrenceGone, ResolverError
 from resolver.domain.pipeline import Status
 from resolver.mcp import elicitation, schemas
 
@@ -25,7 +24,6 @@ RESOLVE = "resolve_reference"
 LIST_COLLECTIONS = "list_collections"
 # The key of the person's answer in a 2026-07-28 (multi-round-trip) retry.
 PICK = "pick"
-_REQUEST_ID = re.compile(r"req_[0-9a-f]{32}")
 
 RESOLVE_DESCRIPTION = """\
 Find the one live task or calendar event a person means by an informal reference, before you act on it.
@@ -44,8 +42,10 @@ Result (structured content, an envelope):
   elicitation, the person has already been asked and declined to choose. Either way you
   MUST NOT pick a candidate yourself: show the candidates (title, collection, due/start)
   to the person, ask which one they mean, then call this tool again with the chosen
-  candidate's item_id as `text` (an exact match). With no candidates, ask the person to
-  rephrase or name the collection.
+  candidate's item_id as `text` (an exact match). For an event, the person chose the
+  candidate's `occurrence` (shown to them): act on that occurrence's recurrence_id, since
+  an exact item_id answers the series' next occurrence. With no candidates, ask the
+  person to rephrase or name the collection.
 - A tool error carries the error envelope: error.code is stable (invalid_request,
   collection_not_found, calendar_unavailable, internal_error); fix the input or report it.
 """
@@ -97,13 +97,12 @@ def result(envelope: dict[str, Any], *, is_error: bool = False) -> types.CallToo
 
 @dataclass(frozen=True)
 class Tools:
-    """The tools of one server process; `user_id`/`site_url` bind clarification links (`--user`)."""
+    """The tools of one server process, for one caller (`--user` binds clarification links to a user)."""
 
-    user_id: object = None
-    site_url: str = ""
+    caller: services.Caller = services.Caller(door="mcp")
 
     async def call(self, ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult | types.InputRequiredResult:
-        request_id = _echoed_request_id(params.request_state) or services.new_request_id()
+        request_id = services.new_request_id()
         try:
             if params.name == RESOLVE:
                 return await self._resolve(ctx, params, request_id)
@@ -111,7 +110,8 @@ class Tools:
                 if params.arguments:
                     raise InvalidRequest("list_collections takes no arguments.",
                                          details={"fields": {n: ["Unknown field."] for n in params.arguments}})
-                envelope = await anyio.to_thread.run_sync(lambda: services.collections_envelope(request_id=request_id))
+                envelope = await anyio.to_thread.run_sync(
+                    lambda: services.collections_envelope(request_id=request_id, caller=self.caller))
                 return result(envelope)
             raise InvalidRequest(f"No tool {params.name!r}.", details={"field": "name"})
         except Exception as err:  # every failure is the documented envelope, never a traceback
@@ -120,55 +120,68 @@ class Tools:
     async def _resolve(self, ctx: Any, params: types.CallToolRequestParams,
                        request_id: str) -> types.CallToolResult | types.InputRequiredResult:
         arguments = params.arguments or {}
-        outcome, envelope = await anyio.to_thread.run_sync(lambda: self._resolve_sync(arguments, request_id))
-        if outcome.status is not Status.NEEDS_CLARIFICATION or not outcome.candidates or not _can_elicit(ctx):
-            return result(envelope)
         answers = params.input_responses or {}
-        if ctx.session.protocol_version in MODERN_PROTOCOL_VERSIONS:
-            # 2026-07-28: no server-to-client request; the client asks the person and calls
-            # again with the answer. Nothing is kept here between the rounds: the retry
-            # resolves afresh and the answer must name one of its candidates.
-            if PICK not in answers:
-                return types.InputRequiredResult(input_requests={PICK: _question(envelope)}, request_state=request_id)
-            answer = answers[PICK]
-        else:
-            question = _question(envelope).params
-            try:
-                answer = await ctx.session.elicit_form(question.message, question.requested_schema,
-                                                       related_request_id=ctx.request_id)
-            except Exception:  # the client could not ask after all: the agent must
-                return result(envelope)
-        if not isinstance(answer, types.ElicitResult):
+        modern = _can_elicit(ctx) and ctx.session.protocol_version in MODERN_PROTOCOL_VERSIONS
+        if modern and PICK in answers and isinstance(params.request_state, str):
+            # 2026-07-28, second round: the state is the clarification's signed token, so
+            # the pick is of exactly what the first round offered (items and occurrences).
+            picked = await anyio.to_thread.run_sync(lambda: self._pick_from_state(params.request_state, answers[PICK]))
+            if picked is not None:
+                return picked
+        answer = await anyio.to_thread.run_sync(
+            lambda: services.answer(arguments, caller=self.caller, request_id=request_id))
+        envelope = answer.envelope
+        if answer.status is not Status.NEEDS_CLARIFICATION or not answer.outcome.candidates or not _can_elicit(ctx):
             return result(envelope)
-        item_id = elicitation.chosen_item_id(answer.action, answer.content, envelope)
+        if modern and PICK in answers:
+            # Answered, but not with a pick that still stands: the (fresh) clarification, asked no more.
+            return result(envelope)
+        if modern:
+            # No server-to-client request: the client asks the person and calls again
+            # with the answer and this state. Nothing is kept here between the rounds.
+            return types.InputRequiredResult(input_requests={PICK: _question(answer)}, request_state=answer.token)
+        question = _question(answer).params
+        try:
+            reply = await ctx.session.elicit_form(question.message, question.requested_schema,
+                                                  related_request_id=ctx.request_id)
+        except Exception:  # the client could not ask after all: the agent must
+            return result(envelope)
+        item_id = _chosen(reply, envelope)
         if item_id is None:
             return result(envelope)
-        return await anyio.to_thread.run_sync(lambda: self._select_sync(outcome, envelope, item_id, arguments))
+        assert answer.claims is not None
+        claims = answer.claims
+        return await anyio.to_thread.run_sync(lambda: self._pick(claims, item_id) or result(envelope))
 
-    def _resolve_sync(self, arguments: dict[str, Any], request_id: str) -> tuple[Any, dict[str, Any]]:
-        outcome = services.resolve_document(arguments, request_id=request_id, door="mcp")
-        url = None
-        if self.user_id is not None:
-            url = services.clarification_url(outcome, user_id=self.user_id, base_url=self.site_url)
-        return outcome, services.envelope_for(outcome, clarification_url=url)
-
-    def _select_sync(self, outcome: Any, envelope: dict[str, Any], item_id: str,
-                     arguments: dict[str, Any]) -> types.CallToolResult:
+    def _pick_from_state(self, state: str, reply: Any) -> types.CallToolResult | None:
+        """The second round's pick, or None: resolve afresh (a stale or foreign state, no choice, gone)."""
         try:
-            picked = services.select_item(
-                item_id=item_id, kind=outcome.kind, candidate_ids=[c.item_id for c in outcome.candidates],
-                collection_ids=outcome.collection_ids, request_id=outcome.request_id,
-                time_zone=arguments.get("time_zone"), door="mcp",
-            )
-        except (NotACandidate, CandidateGone):
-            # Deleted or completed while the person chose: the clarification stands.
-            return result(envelope)
-        return result(services.envelope_for(picked))
+            claims = services.read_clarification(state, caller=self.caller)
+        except ResolverError:
+            return None
+        offered = {"data": {"candidates": [{"item_id": i} for i in claims.candidate_ids]}}
+        item_id = _chosen(reply, offered)
+        return None if item_id is None else self._pick(claims, item_id)
+
+    def _pick(self, claims: Any, item_id: str) -> types.CallToolResult | None:
+        try:
+            return result(services.pick(claims, item_id=item_id, caller=self.caller).envelope)
+        except (NotACandidate, CandidateGone, OccurrenceGone):
+            # Deleted, completed or its occurrence over while the person chose: the clarification stands.
+            return None
 
 
-def _question(envelope: dict[str, Any]) -> types.ElicitRequest:
+def _chosen(reply: Any, envelope: dict[str, Any]) -> str | None:
+    if not isinstance(reply, types.ElicitResult):
+        return None
+    return elicitation.chosen_item_id(reply.action, reply.content, envelope)
+
+
+def _question(answer: services.Answer) -> types.ElicitRequest:
+    next_ids = services.next_occurrence_ids(answer.outcome)
     return types.ElicitRequest(params=types.ElicitRequestFormParams(
-        message=elicitation.message(envelope), requested_schema=elicitation.requested_schema(envelope)))
+        message=elicitation.message(answer.envelope),
+        requested_schema=elicitation.requested_schema(answer.envelope, next_ids=next_ids)))
 
 
 def _can_elicit(ctx: Any) -> bool:
@@ -178,8 +191,3 @@ def _can_elicit(ctx: Any) -> bool:
     if declared is None:
         return False
     return declared.form is not None or declared.url is None
-
-
-def _echoed_request_id(state: str | None) -> str | None:
-    # Only our own format is taken back: the state travels through the client.
-    return state if isinstance(state, str) and _REQUEST_ID.fullmatch(state) else None

@@ -1,86 +1,15 @@
-"""The clarification page's reads: its candidates as the server has them now, and date labels.
+"""The page's labels: dates people read, and what a card says about when an item is.
 
-Nothing here writes, and nothing here chooses a backend: the callers
-(resolver.services) pass the calendar in.
+Presentation only: the candidates and their offered occurrences are
+resolver.clarifications' (through resolver.services).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import date, datetime, tzinfo
-from typing import Sequence
+from datetime import date, datetime
+from typing import Any
 
-from resolver.domain.errors import CollectionNotFound
-from resolver.domain.items import Item, Kind
-from resolver.domain.ports import CalendarSource
-from resolver.web.tokens import ClarificationClaims
-
-
-@dataclass(frozen=True)
-class LiveCandidate:
-    number: int
-    item_id: str
-    # None when the item is no longer live: deleted, completed, or moved.
-    item: Item | None
-    suggested: bool
-    probability: float | None
-
-    @property
-    def gone(self) -> bool:
-        return self.item is None
-
-    @property
-    def percent(self) -> int | None:
-        return None if self.probability is None else round(self.probability * 100)
-
-    @property
-    def when(self) -> tuple[str, str] | None:
-        return when_label(self.item) if self.item is not None else None
-
-
-def live_candidates(claims: ClarificationClaims, *, calendar: CalendarSource,
-                    time_zone: tzinfo) -> list[LiveCandidate]:
-    """The token's candidates in its order, each with its item as the server has it now.
-
-    Raises CalendarUnavailable when the server cannot be read.
-    """
-    by_id, _ = live_items(kind=claims.kind, collection_ids=claims.collection_ids, wanted=claims.candidate_ids,
-                          calendar=calendar, time_zone=time_zone)
-    return [
-        LiveCandidate(
-            number=number,
-            item_id=item_id,
-            item=by_id.get(item_id),
-            suggested=item_id == claims.suggested_item_id,
-            probability=claims.probability_of(item_id),
-        )
-        for number, item_id in enumerate(claims.candidate_ids, start=1)
-    ]
-
-
-def live_items(*, kind: Kind, collection_ids: Sequence[str], wanted: Sequence[str], calendar: CalendarSource,
-               time_zone: tzinfo) -> tuple[dict[str, Item], datetime | None]:
-    """The wanted items that are live now, by item ID, and when the calendar was read."""
-    if not wanted:
-        return {}, None
-    scope: Sequence[str] = collection_ids
-    try:
-        fetched = calendar.fetch(kind=kind, collection_ids=scope or None, time_zone=time_zone)
-    except CollectionNotFound as err:
-        # A collection deleted since the question was asked: its items are gone,
-        # the others may still be there.
-        missing = set(err.details.get("collection_ids", []))
-        if not missing:
-            raise
-        scope = [cid for cid in scope if cid not in missing]
-        if not scope:
-            return {}, None
-        fetched = calendar.fetch(kind=kind, collection_ids=scope, time_zone=time_zone)
-    wanted_ids = set(wanted)
-    found: dict[str, Item] = {}
-    for item in fetched.items:
-        if item.item_id in wanted_ids:
-            found.setdefault(item.item_id, item)
-    return found, fetched.read_at
+from resolver.clarifications import LiveCandidate
+from resolver.domain.items import Item, Kind, Occurrence
 
 
 def when_label(item: Item) -> tuple[str, str] | None:
@@ -90,6 +19,27 @@ def when_label(item: Item) -> tuple[str, str] | None:
         return None
     label = "Due" if item.kind is Kind.TASK else "Starts"
     return label, readable_date(value)
+
+
+def occurrence_label(occurrence: Occurrence, *, next: bool) -> tuple[str, str]:
+    """For an event's offered occurrence: "Next occurrence" only when it is the next one."""
+    if occurrence.recurrence_id is None:
+        return "Starts", readable_date(occurrence.start)
+    return ("Next occurrence" if next else "Occurrence"), readable_date(occurrence.start)
+
+
+def card_when(candidate: LiveCandidate) -> tuple[str, str, str] | None:
+    """(label, readable, machine-readable) of what a card shows: the offered occurrence, else due/start."""
+    if candidate.item is None:
+        return None
+    if candidate.occurrence is not None:
+        label, text = occurrence_label(candidate.occurrence, next=candidate.next)
+        return label, text, candidate.occurrence.start.isoformat()
+    found = when_label(candidate.item)
+    if found is None:
+        return None
+    value = candidate.item.when
+    return found[0], found[1], value.isoformat() if isinstance(value, (date, datetime)) else str(value)
 
 
 def readable_date(value: date | datetime | str) -> str:

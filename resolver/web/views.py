@@ -17,13 +17,16 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
 from resolver import services
-from resolver.domain.errors import CalendarUnavailable, CandidateGone, NotACandidate, ResolverError
+from resolver.clarifications import ClarificationClaims
+from resolver.domain.errors import (
+    CalendarUnavailable, CandidateGone, ClarificationExpired, ClarificationNotFound, NotACandidate,
+    OccurrenceGone, ResolverError,
+)
 from resolver.domain.items import Item
 from resolver.domain.pipeline import Outcome, Status
 from resolver.envelope import item_dict
-from resolver.web.clarification import readable_date, when_label
+from resolver.web.clarification import card_when, readable_date, when_label
 from resolver.web.forms import ResolveForm, SelectForm
-from resolver.web.tokens import ClarificationClaims, TokenExpired, TokenInvalid
 
 
 class HttpResponseSeeOther(HttpResponseRedirect):
@@ -47,21 +50,21 @@ def search(request: HttpRequest) -> HttpResponse:
     if not form.is_valid():
         return _search_page(request, form, status=400)
     data = form.cleaned_data
+    document = {"text": data["text"], "kind": data["kind"], "collection_ids": data["collections"]}
+    if data["time_zone"]:
+        document["time_zone"] = data["time_zone"]
     try:
-        outcome = services.resolve_reference(
-            text=data["text"], kind=data["kind"], collection_ids=data["collections"],
-            time_zone=data["time_zone"] or None, door="web",
-        )
+        answer = services.answer(document, caller=_caller(request))
     except ResolverError as err:
-        return _search_page(request, form, error=err.message, status=err.http_status)
+        return _search_page(request, form, error=_plain(err.message), status=err.http_status)
 
     next_url = _safe_next(request, data.get("next"))
-    if outcome.status is Status.OK:
-        assert outcome.item is not None
+    if answer.status is Status.OK:
+        assert answer.outcome.item is not None
         if next_url:
-            return HttpResponseSeeOther(_with_item(next_url, outcome.item))
-        return _confirmation(request, outcome)
-    path = services.clarification_path(outcome, user_id=request.user.pk)
+            return HttpResponseSeeOther(_with_item(next_url, answer.outcome.item))
+        return _confirmation(request, answer.outcome)
+    path = answer.clarification_url
     assert path is not None  # this view is mounted, so the page's URL reverses
     if next_url:
         path += "?" + urlencode({"next": next_url})
@@ -73,12 +76,12 @@ def search(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "HEAD", "POST"])
 def clarify(request: HttpRequest, token: str) -> HttpResponse:
     try:
-        claims = services.read_clarification(token, user_id=request.user.pk)
-    except TokenExpired:
+        claims = services.read_clarification(token, caller=_caller(request))
+    except ClarificationExpired:
         return _error_page(request, status=410, title="This question has expired",
                            message="Clarification links are valid for a limited time. Search again.",
                            link=(reverse("resolver_web:search"), "Search again"))
-    except TokenInvalid:
+    except ClarificationNotFound:
         # Tampered and foreign tokens look the same: nothing hints which.
         return _error_page(request, status=404, title="Not found",
                            message="This clarification link is not valid.",
@@ -94,7 +97,7 @@ def clarify(request: HttpRequest, token: str) -> HttpResponse:
         return _clarification_page(request, claims, next_url=next_url,
                                    error="Choose one of the items.", status=400)
     try:
-        outcome = services.select_from_clarification(claims, item_id=form.cleaned_data["item_id"])
+        outcome = services.pick(claims, item_id=form.cleaned_data["item_id"], caller=_caller(request)).outcome
     except NotACandidate:
         return _error_page(request, status=400, title="Not one of the choices",
                            message="The item you sent was not offered for this question.",
@@ -102,14 +105,29 @@ def clarify(request: HttpRequest, token: str) -> HttpResponse:
     except CandidateGone:
         return _clarification_page(request, claims, next_url=next_url, status=409,
                                    error="That item no longer exists or is no longer open. Choose another.")
+    except OccurrenceGone:
+        return _clarification_page(request, claims, next_url=next_url, status=409,
+                                   error="The occurrence you were shown is no longer on the calendar. "
+                                         "Choose another, or search again.")
     except CalendarUnavailable:
         return _calendar_down(request, retry=_retry_path(request, next_url))
     except ResolverError as err:
-        return _error_page(request, status=err.http_status, title="Something went wrong", message=err.message)
+        return _error_page(request, status=err.http_status, title="Something went wrong",
+                           message=_plain(err.message))
     assert outcome.item is not None
     if next_url:
         return HttpResponseSeeOther(_with_item(next_url, outcome.item))
     return _confirmation(request, outcome)
+
+
+def _caller(request: HttpRequest) -> services.Caller:
+    # Links are host-relative here: the page is where the person already is.
+    return services.Caller(door="web", user=request.user, base_url="")
+
+
+def _plain(message: str) -> str:
+    """A service message for the page: its `code` marks are for terminals and JSON, not HTML."""
+    return message.replace("`", "")
 
 
 def _search_page(request: HttpRequest, form: ResolveForm, *, error: str | None = None,
@@ -120,15 +138,17 @@ def _search_page(request: HttpRequest, form: ResolveForm, *, error: str | None =
 def _clarification_page(request: HttpRequest, claims: ClarificationClaims, *, next_url: str | None,
                         error: str | None = None, status: int = 200) -> HttpResponse:
     try:
-        candidates = services.clarification_candidates(claims)
+        candidates = services.clarification_candidates(claims, caller=_caller(request))
     except CalendarUnavailable:
         return _calendar_down(request, retry=_retry_path(request, next_url))
     except ResolverError as err:
-        return _error_page(request, status=err.http_status, title="Something went wrong", message=err.message)
+        return _error_page(request, status=err.http_status, title="Something went wrong",
+                           message=_plain(err.message))
     context: dict[str, Any] = {
+        "cards": [{"candidate": c, "when": card_when(c)} for c in candidates],
         "candidates": candidates,
-        "choosable": any(not c.gone for c in candidates),
-        "has_suggestion": any(c.suggested and not c.gone for c in candidates),
+        "choosable": any(c.choosable for c in candidates),
+        "has_suggestion": any(c.suggested and c.choosable for c in candidates),
         "kind": claims.kind.value,
         "reason": claims.reason or ("no_candidates" if not claims.candidate_ids else "ambiguous"),
         "next": next_url or "",

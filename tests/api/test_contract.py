@@ -151,7 +151,8 @@ def test_contract__openapi_documents_every_new_field_and_reason():
     assert "read_at" in components["ResolvedItem"]["properties"]
     clarification = components["Clarification"]["properties"]
     assert clarification["reason"]["allOf"] == [{"$ref": "#/components/schemas/ReasonEnum"}]
-    assert components["ReasonEnum"]["enum"] == ["duplicate_titles", "ambiguous", "judge_no_match", "no_candidates"]
+    assert components["ReasonEnum"]["enum"] == ["duplicate_titles", "ambiguous", "single_candidate", "judge_no_match",
+                                                "no_candidates"]
     assert "duplicate_titles" in clarification["reason"]["description"]
     assert "read_at" in clarification
     examples = api_document()["paths"]["/v1/resolve"]["post"]["responses"]["200"]["content"]["application/json"][

@@ -101,8 +101,9 @@ def test_api__invalid_request(client, body):
 def test_api__collection_not_found(client):
     response = post(client, {"text": "Weekly sync", "kind": "event", "collection_ids": ["nope"]})
     assert response.status_code == 400
-    assert response.json()["error"] == {"code": "collection_not_found", "message": "Unknown collection ID.",
-                                         "details": {"collection_ids": ["nope"]}}
+    assert response.json()["error"] == {
+        "code": "collection_not_found", "message": "Unknown collection ID `nope`; known: bulk, personal, work.",
+        "details": {"collection_ids": ["nope"], "known_collection_ids": ["bulk", "personal", "work"]}}
 
 
 def test_api__not_authenticated(live):
@@ -173,7 +174,7 @@ def test_api__internal_error_hides_internals(client, monkeypatch):
     def explode(*args, **kwargs):
         raise RuntimeError("secret internals /etc/passwd")
 
-    monkeypatch.setattr("resolver.services.resolve_document", explode)
+    monkeypatch.setattr("resolver.services.answer", explode)
     response = post(client, {"text": "Weekly sync", "kind": "event"})
     assert response.status_code == 500
     body = response.json()

@@ -14,7 +14,7 @@ import pytest
 from resolver import services
 from resolver.domain.items import Item, Kind, Method
 from resolver.domain.pipeline import Outcome, Status
-from tests.web.conftest import PASSWORD, XSS_COLLECTION, XSS_TITLE
+from tests.web.conftest import PASSWORD, XSS_COLLECTION, XSS_TITLE, page_path
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -117,8 +117,36 @@ def test_browser__suggestion_is_marked(page, alice, live_server, artifacts: Path
         candidates=(work, personal), probabilities={work.item_id: 0.62, personal.item_id: 0.31},
         suggested_item_id=work.item_id, collection_ids=("personal", "work"),
     )
-    page.goto(live_server.url + services.clarification_path(outcome, user_id=alice.pk))
+    page.goto(live_server.url + page_path(outcome, alice.pk))
     suggested = page.locator("li.choice-suggested")
     assert suggested.count() == 1
     assert "Suggested" in suggested.inner_text() and "Collection: work" in suggested.inner_text()
     page.screenshot(path=str(artifacts / "clarification-suggested.png"), full_page=True)
+
+
+def test_browser__the_occurrence_shown_is_the_occurrence_picked(page, artifacts: Path) -> None:
+    """"sync on <the week after next>": the card shows that week (not "next"); the pick confirms it."""
+    from datetime import datetime
+
+    from tests.support.calendars import weekly_sync_start
+
+    named, next_one = weekly_sync_start(2), weekly_sync_start(0)
+    page.get_by_label("Reference").fill(f"sync on {named:%Y-%m-%d}")
+    page.get_by_label("Event").check()
+    page.get_by_label("Collections (optional)").fill("work")
+    page.get_by_label("Time zone (optional)").fill("UTC")
+    page.get_by_role("button", name="Find").click()
+    page.wait_for_url(re.compile(r".*/resolve/clarify/[^/]+/$"))
+
+    card = page.locator("li.choice")
+    assert card.count() == 1
+    assert f"Occurrence: {named:%a %d %b %Y, %H:%M} UTC" in card.inner_text()
+    assert "Next" not in card.inner_text()
+    page.screenshot(path=str(artifacts / "clarification-occurrence.png"), full_page=True)
+
+    card.get_by_role("radio").check()
+    page.get_by_role("button", name="Use this item").click()
+    page.wait_for_selector("h1:text('Item found')")
+    shown = page.locator('[data-field="occurrence"]').get_attribute("datetime")
+    assert datetime.fromisoformat(shown) == named != next_one
+    assert page.locator('[data-field="recurrence_id"]').inner_text()

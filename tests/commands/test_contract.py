@@ -95,7 +95,8 @@ def log_stream() -> Iterator[io.StringIO]:
 def test_command__no_log_lines_in_human_output(memory, log_stream):
     """The JSON resolution line used to land on stderr between the human lines."""
     code, _, err = run_resolve("--text", "portfolio", "--kind", "task")
-    assert code == 3 and err.startswith("warning: judgment_unavailable")
+    assert code == 3 and err.startswith("clarification_required:")
+    assert "judgment_unavailable" not in err  # the judge is off by default: nothing alarming
     assert log_stream.getvalue() == ""
 
 
@@ -117,3 +118,115 @@ def test_command__list_collections_json_is_the_shared_envelope(memory):
     body = json.loads(out)
     assert code == 0 and body["schema_version"] == 1 and body["data"] == {
         "collections": [{"collection_id": "work", "display_name": "work"}]}
+
+
+# --- the occurrence, and output a hostile server cannot drive ---------------------------
+
+def _series(**overrides):
+    from datetime import datetime, timedelta, timezone
+
+    from resolver.domain.items import Occurrence
+
+    start = datetime(2030, 1, 14, 9, tzinfo=timezone.utc)
+    occurrence = Occurrence(start=start, end=start + timedelta(hours=1), recurrence_id="2030-01-14T09:00:00+00:00")
+    fields = dict(collection_path="/demo/work/", uid="weekly", title="Weekly sync", etag='"e9"', kind=Kind.EVENT,
+                  start=datetime(2029, 1, 7, 9, tzinfo=timezone.utc), href="/demo/work/weekly.ics",
+                  occurrences=(occurrence,))
+    return make_item(**{**fields, **overrides})
+
+
+def test_command__an_event_prints_its_occurrence_start_and_recurrence_id(memory):
+    memory.items = [_series()]
+    code, out, _ = run_resolve("--text", "Weekly sync", "--kind", "event")
+    assert code == 0
+    assert out.rstrip("\n").split("\t")[1:] == ['"e9"', "/demo/work/weekly.ics", "2030-01-14T09:00:00+00:00",
+                                               "2030-01-14T09:00:00+00:00"]
+
+
+HOSTILE = "\x1b]52;c;ZWNobyBwd25lZA==\x07\r\x9b2J\u202e\x7f"
+
+
+def test_command__no_raw_control_character_reaches_the_terminal(memory):
+    """A hostile server's href, ETag and title: ESC (OSC 52 clipboard), BEL, CR, C1 CSI, RLO, DEL."""
+    memory.items = [_series(href="/demo/work/" + HOSTILE + ".ics", etag='"' + HOSTILE + '"'),
+                    _series(uid="weekly-2", title="Weekly sync " + HOSTILE, href="/x" + HOSTILE)]
+    for args in (("--text", "Weekly sync", "--kind", "event"), ("--text", "weekly", "--kind", "event")):
+        code, out, err = run_resolve(*args)
+        assert code in (0, 3)
+        for text in (out, err):
+            assert not [c for c in text if (ord(c) < 0x20 and c not in "\t\n") or 0x7f <= ord(c) <= 0x9f
+                        or c == "\u202e"], repr(text)
+    code, out, _ = run_resolve("--text", "Weekly sync", "--kind", "event")
+    assert "\\x1b]52;c;ZWNobyBwd25lZA==\\x07\\x0d\\x9b2J\\u202e\\x7f" in out
+
+
+def test_command__json_escapes_del_and_c1_but_keeps_the_value(memory):
+    memory.items = [_series(href="/demo/work/" + HOSTILE + ".ics")]
+    code, out, _ = run_resolve("--text", "Weekly sync", "--kind", "event", "--json")
+    assert code == 0 and not [c for c in out.rstrip("\n") if ord(c) < 0x20 or 0x7f <= ord(c) <= 0x9f]
+    assert "\\u009b" in out and "\\u007f" in out
+    assert json.loads(out)["data"]["href"] == "/demo/work/" + HOSTILE + ".ics"  # byte for byte
+
+
+def test_command__input_is_read_to_the_body_limit_only(memory, settings):
+    settings.RESOLVER = {**settings.RESOLVER, "MAX_BODY_BYTES": 100}
+
+    class Endless(io.RawIOBase):
+        """Standard input that never ends: the command must stop reading past the limit."""
+
+        read_sizes: list[int] = []
+
+        def readable(self) -> bool:
+            return True
+
+        def read(self, size: int = -1) -> bytes:
+            assert size != -1, "read to the end"
+            self.read_sizes.append(size)
+            return b" " * size
+
+    class Stdin(io.StringIO):
+        buffer = Endless()
+
+    import sys
+
+    saved, sys.stdin = sys.stdin, Stdin()
+    try:
+        from django.core.management import call_command
+
+        out = io.StringIO()
+        with pytest.raises(SystemExit) as caught:
+            call_command("resolve", "--input", "-", "--json", stdout=out, stderr=io.StringIO())
+    finally:
+        sys.stdin = saved
+    error = json.loads(out.getvalue())["error"]
+    assert caught.value.code == 2 and error["code"] == "invalid_request"
+    assert error["details"] == {"field": "body", "max_bytes": 100} and Stdin.buffer.read_sizes == [101]
+
+
+def test_command__input_at_the_limit_is_read(memory, settings):
+    document = json.dumps({"text": "Draft portfolio outline", "kind": "task"})
+    settings.RESOLVER = {**settings.RESOLVER, "MAX_BODY_BYTES": len(document.encode())}
+    assert run_resolve("--input", "-", stdin=document)[0] == 0
+    assert run_resolve("--input", "-", stdin=document + " ")[0] == 2
+
+
+def test_command__messages_name_the_bad_value(memory):
+    code, _, err = run_resolve("--input", "file.json")
+    assert code == 2 and "not `file.json`" in err
+    code, _, err = run_resolve("--text", "x", "--kind", "task", "--collection", "holidays")
+    assert code == 2 and "holidays" in err and "work" in err
+
+
+def test_command__one_candidate_has_its_own_reason_and_wording(memory):
+    memory.items = memory.items[:1]
+    code, out, err = run_resolve("--text", "portfolio", "--kind", "task", "--json")
+    data = json.loads(out)["data"]
+    assert code == 3 and data["reason"] == "single_candidate"
+    assert data["questions"][0]["prompt"] == "Is this the item you mean?"
+
+
+def test_command__judge_off_is_said_plainly(memory):
+    code, out, _ = run_resolve("--text", "portfolio", "--kind", "task", "--json")
+    [warning] = json.loads(out)["warnings"]
+    assert warning == {"code": "judgment_unavailable", "message": "The judge is off; candidates are in search order.",
+                       "details": {"reason": "disabled"}}

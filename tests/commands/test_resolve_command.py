@@ -95,7 +95,7 @@ def test_command__internal_error_exit_1(live, monkeypatch):
     def explode(**kwargs):
         raise RuntimeError("boom internals")
 
-    monkeypatch.setattr("resolver.services.resolve_reference", explode)
+    monkeypatch.setattr("resolver.services.answer", explode)
     code, out, _ = run("--text", "x", "--kind", "task", "--json")
     body = json.loads(out)
     assert code == 1 and body["error"]["code"] == "internal_error"

@@ -226,7 +226,7 @@ def test_schema__internal_error_conforms(wsgi, on_radicale, monkeypatch):
     def explode(*args: Any, **kwargs: Any) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("resolver.services.resolve_document", explode)
+    monkeypatch.setattr("resolver.services.answer", explode)
     response = wsgi("POST", "/v1/resolve", {"text": "Weekly sync", "kind": "event"})
     assert response.status_code == 500
     assert conforms(response)["error"]["code"] == "internal_error"

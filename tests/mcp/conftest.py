@@ -90,6 +90,8 @@ def mcp_env() -> Iterator[McpEnvironment]:
             "TYPESAFE_API_KEY": "",
             "TYPESAFE_BASE_URL": "",
             "LOG_LEVEL": "WARNING",
+            # DEBUG is off by default: the checks refuse the development key.
+            "SECRET_KEY": "mcp-test-" + hashlib.sha256(str(root).encode()).hexdigest(),
         }
         _manage(env, "migrate", "--no-input")
         _manage(env, "shell", "-c",

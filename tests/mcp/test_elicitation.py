@@ -32,7 +32,25 @@ def test_label__task_without_due_names_the_collection():
 
 
 def test_label__recurring_event_shows_the_occurrence_not_the_series_start():
-    assert elicitation.label(EVENT) == "Weekly sync (work, next Mon 16 Mar 2026, 10:00 UTC)"
+    assert elicitation.label(EVENT, next=True) == "Weekly sync (work, next Mon 16 Mar 2026, 10:00 UTC)"
+
+
+def test_label__a_later_occurrence_is_not_called_next():
+    """"sync on March 16" when the next is March 9: the label names the 16th, and not as "next"."""
+    assert elicitation.label(EVENT) == "Weekly sync (work, on Mon 16 Mar 2026, 10:00 UTC)"
+
+
+def test_label__single_event_starts():
+    single = {**EVENT, "occurrence": {**EVENT["occurrence"], "recurrence_id": None}}
+    assert elicitation.label(single, next=True) == "Weekly sync (work, starts Mon 16 Mar 2026, 10:00 UTC)"
+
+
+def test_requested_schema__next_only_for_the_named_ids():
+    later = {**EVENT, "item_id": "itm_d"}
+    titles = [o["title"] for o in elicitation.requested_schema(clarification(EVENT, later),
+                                                               next_ids={"itm_c"})["properties"]["item_id"]["oneOf"]]
+    assert titles[:2] == ["Weekly sync (work, next Mon 16 Mar 2026, 10:00 UTC)",
+                          "Weekly sync (work, on Mon 16 Mar 2026, 10:00 UTC)"]
 
 
 def test_label__untitled_item_is_still_choosable():
@@ -59,3 +77,14 @@ def test_requested_schema__is_a_spec_single_select_with_none_of_these():
 ])
 def test_chosen_item_id__only_an_offered_candidate_accepted(action, content, expected):
     assert elicitation.chosen_item_id(action, content, clarification(TASK, UNDATED)) == expected
+
+
+def test_message__says_when_the_nearest_occurrence_is_shown():
+    envelope = {**clarification(EVENT), "warnings": [{"code": "occurrence_outside_range", "message": "",
+                                                       "details": {"item_ids": ["itm_c"]}}]}
+    assert "No occurrence falls in the time named; the nearest is shown." in elicitation.message(envelope)
+    assert "nearest" not in elicitation.message(clarification(EVENT))
+
+
+def test_label__the_suggestion_is_marked():
+    assert elicitation.label({**TASK, "suggested": True, "probability": None}).endswith(", suggested)")

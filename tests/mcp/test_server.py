@@ -18,7 +18,7 @@ from drf_spectacular.generators import SchemaGenerator
 from resolver.api.serializers import ResolveInputSerializer
 from resolver.mcp import schemas
 from tests.mcp.conftest import ROOT, SITE_URL, McpEnvironment
-from tests.support.calendars import DAY, NOW
+from tests.support.calendars import DAY, NOW, weekly_sync_start
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
@@ -301,6 +301,29 @@ def test_elicitation__event_labels_carry_the_start(mcp_env):
     assert any(t.startswith("Design review (work, ") and day in t for t in titles), titles
 
 
+def test_elicitation__a_later_occurrence_is_labelled_and_picked_as_shown(mcp_env, era):
+    """"sync on <the week after next>": the label names that occurrence (never "next"), and
+    accepting answers that same occurrence, not the series' next one."""
+    named, next_one = weekly_sync_start(2), weekly_sync_start(0)
+    person = Person("accept", pick="Weekly sync")
+    envelope = envelope_of(mcp_env.call({"text": f"sync on {named:%Y-%m-%d}", "kind": "event", "time_zone": "UTC"},
+                                        mode=era, elicitation=person))
+
+    titles = [o["title"] for o in person.asked[0].requested_schema["properties"]["item_id"]["oneOf"]]
+    assert titles[0] == f"Weekly sync (work, on {named:%a %d %b %Y, %H:%M} UTC)"
+    assert (envelope["status"], envelope["data"]["method"]) == ("ok", "user_selected")
+    occurrence = envelope["data"]["occurrence"]
+    assert datetime.fromisoformat(occurrence["start"]) == named != next_one
+    assert occurrence["recurrence_id"] is not None
+
+
+def test_elicitation__the_next_occurrence_is_labelled_next(mcp_env):
+    person = Person("decline")
+    mcp_env.call({"text": "sync", "kind": "event", "time_zone": "UTC"}, elicitation=person)
+    titles = [o["title"] for o in person.asked[0].requested_schema["properties"]["item_id"]["oneOf"]]
+    assert titles[0] == f"Weekly sync (work, next {weekly_sync_start(0):%a %d %b %Y, %H:%M} UTC)"
+
+
 # --- errors ------------------------------------------------------------------------------
 
 
@@ -311,7 +334,8 @@ def test_errors__unknown_collection_is_a_tool_error(mcp_env):
     assert result.is_error is True
     assert envelope["status"] == "error"
     assert envelope["error"]["code"] == "collection_not_found"
-    assert envelope["error"]["details"] == {"collection_ids": ["nope"]}
+    assert envelope["error"]["details"] == {"collection_ids": ["nope"], "known_collection_ids": ["bulk", "personal", "work"]}
+    assert envelope["error"]["message"] == "Unknown collection ID `nope`; known: bulk, personal, work."
 
 
 @pytest.mark.parametrize("arguments", [

@@ -42,3 +42,14 @@ def scenario_collections() -> dict[str, tuple[str, list[Spec]]]:
         "personal": ("Personal", personal),
         "bulk": ("Bulk", bulk),
     }
+
+
+def weekly_sync_start(weeks_ahead: int, *, now: datetime | None = None) -> datetime:
+    """The start of the scenario's "Weekly sync" `weeks_ahead` weeks after its next live occurrence."""
+    first = NOW - 365 * DAY
+    now = now or datetime.now(timezone.utc)
+    # Live while it has not ended (an hour long): the next is the first ending after now.
+    weeks = max(0, -(-((now - timedelta(hours=1)) - first) // (7 * DAY)))
+    while first + weeks * 7 * DAY + timedelta(hours=1) <= now:
+        weeks += 1
+    return first + (weeks + weeks_ahead) * 7 * DAY

@@ -155,13 +155,14 @@ class HostileDAV:
     def _propfind(self, path: str, depth: str) -> str:
         out = ['<?xml version="1.0" encoding="utf-8"?><D:multistatus xmlns:D="DAV:" '
                'xmlns:C="urn:ietf:params:xml:ns:caldav">']
-        if depth == "0":
-            props = f"<D:current-user-principal><D:href>{escape(self.principal)}</D:href></D:current-user-principal>"
-            if self.home_set is not None and path.rstrip("/") == self.principal.rstrip("/"):
-                props += f"<C:calendar-home-set><D:href>{escape(self.home_set)}</D:href></C:calendar-home-set>"
-            out.append(_response(path, props + "<D:resourcetype><D:collection/></D:resourcetype>"))
-        else:
-            out.append(_response(path, "<D:resourcetype><D:collection/></D:resourcetype>"))
+        # The requested resource's own properties, at any depth, as a real
+        # server answers them: a Depth 1 PROPFIND on the principal carries
+        # its home set too.
+        props = f"<D:current-user-principal><D:href>{escape(self.principal)}</D:href></D:current-user-principal>"
+        if self.home_set is not None and path.rstrip("/") == self.principal.rstrip("/"):
+            props += f"<C:calendar-home-set><D:href>{escape(self.home_set)}</D:href></C:calendar-home-set>"
+        out.append(_response(path, props + "<D:resourcetype><D:collection/></D:resourcetype>"))
+        if depth != "0":
             out.append(_response(self.collection_href, "<D:resourcetype><D:collection/><C:calendar/>"
                                                        "</D:resourcetype><D:displayname>Work</D:displayname>"))
         out.append("</D:multistatus>")

@@ -137,3 +137,13 @@ def issued_seconds_ago(seconds: int) -> Iterator[None]:
     real = time.time
     with mock.patch("django.core.signing.time.time", lambda: real() - seconds):
         yield
+
+
+def page_path(outcome, user_id: object) -> str:
+    """The page's path for a hand-built clarification outcome, as the service signs it."""
+    from django.urls import reverse
+
+    from resolver import clarifications
+
+    token = clarifications.issue(clarifications.claims_for(outcome, user_id=user_id))
+    return reverse("resolver_web:clarify", kwargs={"token": token})

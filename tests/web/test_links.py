@@ -13,7 +13,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from resolver.domain.errors import EXIT_CLARIFICATION
-from resolver.web import tokens
+from resolver import clarifications as tokens
 
 pytestmark = pytest.mark.django_db
 
@@ -114,7 +114,7 @@ def test_command__inactive_user_is_unknown(site_live, alice) -> None:
     alice.is_active = False
     alice.save()
     code, out, _ = _command(*_offsite_args(), "--json", "--user", "alice")
-    assert code == 2 and json.loads(out)["error"]["message"] == "No such user."
+    assert code == 2 and json.loads(out)["error"]["message"] == "No such user: 'alice'."
 
 
 def test_command__user_without_site_url_is_refused(radicale_live, settings, alice) -> None:
@@ -136,3 +136,24 @@ def test_settings__site_url_defaults_to_the_development_server(monkeypatch) -> N
 
     monkeypatch.delenv("RESOLVER_SITE_URL", raising=False)
     assert env("RESOLVER_SITE_URL") == "http://127.0.0.1:8000"
+
+
+def test_api__the_occurrence_the_api_offered_is_the_one_the_page_picks(radicale_live, alice,
+                                                                        alice_client: Client) -> None:
+    """The API's candidate names a later occurrence; its link's pick answers that occurrence."""
+    from datetime import datetime
+
+    from tests.support.calendars import weekly_sync_start
+
+    named = weekly_sync_start(2)
+    envelope = _api_client(alice).post("/v1/resolve", {"text": f"sync on {named:%Y-%m-%d}", "kind": "event",
+                                                       "collection_ids": ["work"], "time_zone": "Asia/Tokyo"},
+                                       format="json").json()
+    [candidate] = envelope["data"]["candidates"]
+    assert datetime.fromisoformat(candidate["occurrence"]["start"]) == named
+    path = urlsplit(envelope["data"]["clarification_url"]).path
+    claims = tokens.read(path.split("/")[-2], user_id=alice.pk, max_age=60)
+    assert claims.time_zone == "Asia/Tokyo"
+    assert claims.occurrences == ("r:" + candidate["occurrence"]["recurrence_id"],)
+    page = alice_client.post(path, {"item_id": candidate["item_id"]}).content.decode()
+    assert f'<code data-field="recurrence_id">{candidate["occurrence"]["recurrence_id"]}</code>' in page

@@ -10,7 +10,7 @@ from django.core import signing
 
 from resolver.domain.items import Kind, Method, make_item
 from resolver.domain.pipeline import Outcome, Status
-from resolver.web import tokens
+from resolver import clarifications as tokens
 from tests.web.conftest import issued_seconds_ago
 
 REFERENCE = "the secret offsite thing"
@@ -108,15 +108,40 @@ def test_tokens__expired_and_foreign_is_invalid_not_expired() -> None:
 
 
 @pytest.mark.parametrize("payload", [
-    {"v": 2, "r": "req", "k": "task", "c": [], "i": [], "u": "7"},
-    {"v": 1, "r": "req", "k": "note", "c": [], "i": [], "u": "7"},
-    {"v": 1, "r": "req", "k": "task", "c": [], "i": ["a"], "u": "7", "s": 3},
-    {"v": 1, "r": "req", "k": "task", "c": [], "i": ["a"], "u": "7", "p": [0.1, 0.2]},
-    {"v": 1, "r": "req", "k": "task", "c": "work", "i": [], "u": "7"},
-    {"v": 1, "k": "task", "c": [], "i": [], "u": "7"},
+    {"v": 1, "r": "req", "k": "task", "c": [], "i": [], "u": "7"},
+    {"v": 3, "r": "req", "k": "task", "c": [], "i": [], "u": "7"},
+    {"v": 2, "r": "req", "k": "note", "c": [], "i": [], "u": "7"},
+    {"v": 2, "r": "req", "k": "task", "c": [], "i": ["a"], "u": "7", "s": 3},
+    {"v": 2, "r": "req", "k": "task", "c": [], "i": ["a"], "u": "7", "p": [0.1, 0.2]},
+    {"v": 2, "r": "req", "k": "task", "c": "work", "i": [], "u": "7"},
+    {"v": 2, "k": "task", "c": [], "i": [], "u": "7"},
+    {"v": 2, "r": "req", "k": "event", "c": [], "i": ["a"], "u": "7", "o": ["r:x", "r:y"]},
+    {"v": 2, "r": "req", "k": "event", "c": [], "i": ["a"], "u": "7", "o": [7]},
+    {"v": 2, "r": "req", "k": "event", "c": [], "i": ["a"], "u": "7", "z": ["Europe/Berlin"]},
     ["not", "a", "dict"],
 ])
 def test_tokens__malformed_payload_is_invalid(payload: object) -> None:
     """Even correctly signed, a payload of the wrong shape is a 404, not a 500."""
     with pytest.raises(tokens.TokenInvalid):
         tokens.read(signing.dumps(payload, salt=tokens.SALT, compress=True), user_id=7, max_age=900)
+
+
+def test_tokens__carry_each_offered_occurrence_and_the_zone() -> None:
+    """What a pick must answer: per offered event its occurrence (RECURRENCE-ID, or start), and the zone."""
+    from datetime import datetime, timedelta, timezone
+    from zoneinfo import ZoneInfo
+
+    from resolver.domain.items import Occurrence
+
+    start = datetime(2030, 3, 16, 10, tzinfo=timezone.utc)
+    series = Occurrence(start=start, end=start + timedelta(hours=1), recurrence_id="20300316T100000Z")
+    single = Occurrence(start=start, end=start + timedelta(hours=1), recurrence_id=None)
+    events = tuple(make_item(collection_path="/demo/work/", uid=uid, title="Weekly sync", etag='"e"', kind=Kind.EVENT)
+                   for uid in ("e1", "e2", "e3"))
+    outcome = Outcome(request_id="req_e", status=Status.NEEDS_CLARIFICATION, kind=Kind.EVENT, method=None,
+                      candidates=events, occurrences={events[0].item_id: series, events[1].item_id: single})
+    claims = tokens.read(tokens.issue(tokens.claims_for(outcome, user_id=7, time_zone=ZoneInfo("Europe/Berlin"))),
+                         user_id=7, max_age=900)
+    assert claims.occurrences == ("r:20300316T100000Z", "s:2030-03-16T10:00:00+00:00", None)
+    assert claims.time_zone == "Europe/Berlin"
+    assert claims.occurrence_of(events[2].item_id) is None

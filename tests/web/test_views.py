@@ -13,7 +13,7 @@ from django.test import Client
 from resolver import services
 from resolver.domain.items import Item, Kind, Method
 from resolver.domain.pipeline import Outcome, Status
-from tests.web.conftest import XSS_COLLECTION, XSS_TITLE, issued_seconds_ago
+from tests.web.conftest import XSS_COLLECTION, XSS_TITLE, issued_seconds_ago, page_path
 
 pytestmark = pytest.mark.django_db
 
@@ -118,7 +118,10 @@ def test_search__invalid_request_shows_service_message(radicale_live, alice_clie
 def test_search__unknown_collection_shows_message(radicale_live, alice_client: Client) -> None:
     response = alice_client.post("/resolve/", {"text": OFFSITE, "kind": "task", "collections": "nope"})
     assert response.status_code == 400
-    assert "Unknown collection ID." in response.content.decode()
+    # The page names the bad value and the known ones, without the terminal's backticks.
+    known = ", ".join(sorted(c.collection_id for c in services.calendar_for(None).collections()))
+    assert f"Unknown collection ID nope; known: {known}." in response.content.decode()
+    assert "`" not in response.content.decode()
 
 
 def test_search__calendar_down_is_503_form(calendar_down, alice_client: Client) -> None:
@@ -213,7 +216,7 @@ def test_clarify__tampered_and_foreign_tokens_look_the_same(radicale_live, alice
 def test_clarify__expired_token_is_410(radicale_live, alice, alice_client: Client, bob_client: Client) -> None:
     outcome = services.resolve_reference(text=OFFSITE, kind="task", collection_ids=["work", "personal"])
     with issued_seconds_ago(901):
-        path = services.clarification_path(outcome, user_id=alice.pk)
+        path = page_path(outcome, alice.pk)
     response = alice_client.get(path)
     assert response.status_code == 410
     assert "expired" in response.content.decode()
@@ -224,7 +227,7 @@ def test_clarify__expired_token_is_410(radicale_live, alice, alice_client: Clien
 def test_clarify__max_age_setting_is_honoured(radicale_live, settings, alice, alice_client: Client) -> None:
     outcome = services.resolve_reference(text=OFFSITE, kind="task", collection_ids=["work", "personal"])
     with issued_seconds_ago(120):
-        path = services.clarification_path(outcome, user_id=alice.pk)
+        path = page_path(outcome, alice.pk)
     assert alice_client.get(path).status_code == 200
     settings.RESOLVER = {**settings.RESOLVER, "CLARIFICATION_MAX_AGE_SECONDS": 60}
     assert alice_client.get(path).status_code == 410
@@ -308,7 +311,7 @@ def test_clarify__suggestion_and_probabilities_are_shown(radicale_live, alice, a
         candidates=(second, first), probabilities={second.item_id: 0.8, first.item_id: 0.15},
         suggested_item_id=second.item_id, collection_ids=("personal", "work"),
     )
-    path = services.clarification_path(outcome, user_id=alice.pk)
+    path = page_path(outcome, alice.pk)
     html = alice_client.get(path).content.decode()
     assert [value for value, _ in _radios(html)] == [second.item_id, first.item_id]
     suggested = re.search(r'<li class="choice choice-suggested">.*?</li>', html, re.S).group(0)
@@ -386,3 +389,83 @@ def test_login__then_back_to_the_page(alice, client: Client) -> None:
     response = client.post("/accounts/login/", {"username": "alice", "password": "correct horse battery staple",
                                                 "next": "/resolve/"})
     assert response.status_code == 302 and response["Location"] == "/resolve/"
+
+
+def _iso(moment) -> str:
+    return moment.strftime("%Y-%m-%d")
+
+
+def _shown(html: str) -> list[tuple[str, str]]:
+    """(label, datetime) of each card's date."""
+    return re.findall(r'<span>([^<:]+): <time datetime="([^"]+)" data-field="when">', html)
+
+
+def test_clarify__a_later_occurrence_is_shown_and_picked_as_that_occurrence(radicale_live, alice_client: Client):
+    """"sync on <the week after next>": the card shows that occurrence (not "next"), the pick answers it."""
+    from datetime import datetime
+
+    from tests.support.calendars import weekly_sync_start
+
+    named, next_one = weekly_sync_start(2), weekly_sync_start(0)
+    location = _ask(alice_client, f"sync on {_iso(named)}", "work", kind="event", time_zone="UTC")
+    html = alice_client.get(location).content.decode()
+    [(label, shown)] = _shown(html)
+    assert label == "Occurrence" and datetime.fromisoformat(shown) == named
+    assert "Next occurrence" not in html
+
+    [(series_id, _)] = _radios(html)
+    response = alice_client.post(location, {"item_id": series_id})
+    assert response.status_code == 200
+    page = response.content.decode()
+    start = re.search(r'<time datetime="([^"]+)" data-field="occurrence">', page).group(1)
+    assert datetime.fromisoformat(start) == named != next_one
+    assert re.search(r'<code data-field="recurrence_id">([^<]+)</code>', page).group(1)
+
+
+def test_clarify__the_next_occurrence_is_called_next(radicale_live, alice_client: Client):
+    location = _ask(alice_client, "sync", "work", kind="event")
+    [(label, shown)] = _shown(alice_client.get(location).content.decode())
+    from datetime import datetime
+
+    from tests.support.calendars import weekly_sync_start
+
+    assert label == "Next occurrence" and datetime.fromisoformat(shown) == weekly_sync_start(0)
+
+
+def test_clarify__one_candidate_asks_yes_or_no(radicale_live, alice_client: Client):
+    location = _ask(alice_client, "sync", "work", kind="event")
+    html = alice_client.get(location).content.decode()
+    assert "<h1>Is this the event you mean?</h1>" in html
+    assert "One item could match your reference. Is this the item you mean?" in html
+    assert "Several items could match" not in html
+
+
+def test_clarify__no_occurrence_in_the_named_time_shows_the_nearest_and_says_so(radicale_live,
+                                                                               alice_client: Client):
+    """"sync on <a day without one>": the nearest occurrence, not silently the next one."""
+    from datetime import datetime, timedelta
+
+    from tests.support.calendars import weekly_sync_start
+
+    named = weekly_sync_start(3)
+    day_after = named + timedelta(days=1)
+    location = _ask(alice_client, f"sync on {_iso(day_after)}", "work", kind="event", time_zone="UTC")
+    html = alice_client.get(location).content.decode()
+    [(label, shown)] = _shown(html)
+    assert datetime.fromisoformat(shown) == named != weekly_sync_start(0)
+    assert "No occurrence falls in the time you named; this is the nearest." in html
+
+
+def test_clarify__advice_without_probabilities_is_marked_first_without_a_likelihood(radicale_live, alice,
+                                                                                     alice_client: Client):
+    first, second = _offsite_items()
+    outcome = Outcome(
+        request_id="req_advice", status=Status.NEEDS_CLARIFICATION, kind=Kind.TASK, method=Method.SEMANTIC,
+        candidates=(second, first), probabilities={}, suggested_item_id=second.item_id,
+        collection_ids=("personal", "work"), reason="ambiguous",
+    )
+    html = alice_client.get(page_path(outcome, alice.pk)).content.decode()
+    assert [value for value, _ in _radios(html)][0] == second.item_id
+    suggested = re.search(r'<li class="choice choice-suggested">.*?</li>', html, re.S).group(0)
+    assert second.item_id in suggested and "Suggested" in suggested
+    assert "Likelihood" not in html

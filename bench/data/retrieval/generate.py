@@ -9,6 +9,12 @@ families below can be regenerated and reviewed as a diff. The tricky parts
 only the filler titles, which make the calendar the size of a real one and
 repeat its frequent words, are combined from word lists.
 
+The families of issue 21 (`realistic()`: date alone, clitics, diacritics,
+new time forms, agent sentences, foreign titles, disambiguation, absent
+items, more synonyms) come after the fillers, with their own split seed, so
+the first set's items, ids and splits are unchanged. A date-alone reference
+is labelled by hand as a range; its expected items are listed from the data.
+
 Reference clock: Monday 2027-01-11 09:00 in Europe/Berlin. Every date below
 is relative to it: "tomorrow" is Tuesday 2027-01-12, "Thursday" 2027-01-14,
 "next week" Monday 18 to Sunday 24 January, "next month" February.

@@ -3,10 +3,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from resolver import services
 from resolver.conf import resolver_settings
+from resolver.domain.errors import InvalidRequest
 
 
 class Command(BaseCommand):
@@ -23,19 +24,14 @@ class Command(BaseCommand):
         from resolver.mcp.server import run_stdio
         from resolver.mcp.tools import Tools
 
-        run_stdio(Tools(user_id=self._user_id(options["user"]), site_url=resolver_settings.SITE_URL))
+        run_stdio(Tools(caller=self._caller(options["user"])))
 
-    def _user_id(self, username: str | None) -> object:
+    def _caller(self, username: str | None) -> services.Caller:
         """Checked at start-up, so a typo fails before any agent connects (exit 2, on stderr)."""
         if username is None:
-            return None
-        if not resolver_settings.SITE_URL:
-            raise CommandError("--user needs RESOLVER_SITE_URL.", returncode=2)
-        user_model = get_user_model()
+            return services.Caller(door="mcp")
         try:
-            user = user_model._default_manager.get_by_natural_key(username)
-        except user_model.DoesNotExist:
-            raise CommandError("No such user.", returncode=2) from None
-        if not user.is_active:
-            raise CommandError("No such user.", returncode=2)
-        return user.pk
+            user = services.user_for_username(username)
+        except InvalidRequest as err:
+            raise CommandError(err.message, returncode=2) from None
+        return services.Caller(door="mcp", user=user, base_url=resolver_settings.SITE_URL)

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import sys
 from contextlib import contextmanager
 from typing import Any, Iterator
 
-from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandParser
 
 from resolver import services
@@ -47,92 +47,127 @@ class Command(BaseCommand):
         # human output keeps stderr for people unless --verbosity 2 asks for logs.
         with _log_lines(verbose=as_json or options["verbosity"] >= 2):
             try:
+                caller = self._caller(options["user"])
                 if options["list_collections"]:
-                    return self._collections(services.collections_envelope(request_id=request_id), as_json)
-                user_id = self._user_id(options["user"])
-                outcome = self._resolve(options, request_id)
-                url = None if user_id is None else services.clarification_url(
-                    outcome, user_id=user_id, base_url=resolver_settings.SITE_URL)
-                envelope = services.envelope_for(outcome, clarification_url=url)
+                    return self._collections(services.collections_envelope(request_id=request_id, caller=caller),
+                                             as_json)
+                envelope = services.answer(self._document(options), caller=caller, request_id=request_id).envelope
             except Exception as err:  # every failure is an envelope; internals never leak
                 code = err.exit_code if isinstance(err, ResolverError) else InternalError.exit_code
                 self._fail(services.error_envelope_for(err, request_id=request_id), code, as_json=as_json)
             self._render(envelope, as_json=as_json)
 
-    def _resolve(self, options: dict[str, Any], request_id: str) -> Any:
+    def _document(self, options: dict[str, Any]) -> Any:
+        """The request as a JSON document, from the flags or standard input; the rules are the service's."""
         if options["input_path"] is None:
             if options["text"] is None or options["kind"] is None:
                 raise InvalidRequest("Give --text and --kind, or --input -.", details={"field": "text"})
-            return services.resolve_reference(text=options["text"], kind=options["kind"],
-                                              collection_ids=options["collections"],
-                                              time_zone=options["time_zone"], request_id=request_id, door="cli")
+            document = {"text": options["text"], "kind": options["kind"]}
+            if options["collections"] is not None:
+                document["collection_ids"] = options["collections"]
+            if options["time_zone"] is not None:
+                document["time_zone"] = options["time_zone"]
+            return document
         if options["input_path"] != "-":
-            raise InvalidRequest("--input takes only `-` (standard input).", details={"field": "input"})
+            raise InvalidRequest(f"--input takes only `-` (standard input), not `{options['input_path']}`.",
+                                 details={"field": "input", "value": options["input_path"]})
         if any(options[name] is not None for name in ("text", "kind", "collections", "time_zone")):
             raise InvalidRequest("--input - cannot be combined with --text, --kind, --collection or --time-zone.",
                                  details={"field": "input"})
+        raw = _read_bounded(sys.stdin, services.max_body_bytes())
         try:
-            document = json.loads(sys.stdin.read())
+            return json.loads(raw.decode("utf-8") if isinstance(raw, bytes) else raw)
         except (ValueError, UnicodeDecodeError):
             raise InvalidRequest("Standard input is not valid JSON.", details={"field": "body"}) from None
-        return services.resolve_document(document, request_id=request_id, door="cli")
 
-    def _user_id(self, username: str | None) -> object:
-        """The primary key the page link is bound to; checked before resolving, so a
-        typo fails fast instead of producing a link nobody can open."""
+    def _caller(self, username: str | None) -> services.Caller:
         if username is None:
-            return None
-        if not resolver_settings.SITE_URL:
-            raise InvalidRequest("--user needs RESOLVER['SITE_URL'] (the RESOLVER_SITE_URL environment variable).",
-                                 details={"field": "user"})
-        user_model = get_user_model()
-        try:
-            user = user_model._default_manager.get_by_natural_key(username)
-        except user_model.DoesNotExist:
-            raise InvalidRequest("No such user.", details={"field": "user"}) from None
-        if not user.is_active:
-            raise InvalidRequest("No such user.", details={"field": "user"})
-        return user.pk
+            return services.Caller(door="cli")
+        return services.Caller(door="cli", user=services.user_for_username(username),
+                               base_url=resolver_settings.SITE_URL)
 
     def _collections(self, envelope: dict[str, Any], as_json: bool) -> None:
         if as_json:
             return self._print_json(envelope)
         for c in envelope["data"]["collections"]:
-            self.stdout.write(f"{c['collection_id']}\t{c['display_name']}")
+            self.stdout.write(f"{safe(c['collection_id'])}\t{safe(c['display_name'])}")
 
     def _render(self, envelope: dict[str, Any], *, as_json: bool) -> None:
         data = envelope["data"]
         if as_json:
             self._print_json(envelope)
         elif envelope["status"] == "ok":
-            self.stdout.write(f"{data['item_id']}\t{data['etag']}\t{data['href']}")
+            fields = [data["item_id"], data["etag"], data["href"]]
+            if data["kind"] == "event":
+                # The occurrence the answer is about: a write to one instance of a series needs it.
+                occurrence = data.get("occurrence") or {}
+                fields += [occurrence.get("start") or "-", occurrence.get("recurrence_id") or "-"]
+            self.stdout.write("\t".join(safe(str(f)) for f in fields))
         for warning in envelope["warnings"]:
-            self.stderr.write(f"warning: {warning['code']}: {warning['message']}")
+            if not as_json and _judge_off(warning):
+                continue  # the embedded default: nothing is wrong, the candidates say it all
+            self.stderr.write(f"warning: {safe(warning['code'])}: {safe(warning['message'])}")
         if envelope["status"] != "ok":
             if not as_json:
                 self._print_clarification(data)
             raise SystemExit(EXIT_CLARIFICATION)
 
     def _print_clarification(self, data: dict[str, Any]) -> None:
-        self.stderr.write(f"clarification_required: {data['questions'][0]['prompt']}")
-        self.stderr.write(f"reason: {data['reason']}")
+        self.stderr.write(f"clarification_required: {safe(data['questions'][0]['prompt'])}")
+        self.stderr.write(f"reason: {safe(data['reason'])}")
         for number, candidate in enumerate(data["candidates"], start=1):
-            when = candidate.get("due") or candidate.get("start") or ""
+            occurrence = candidate.get("occurrence") or {}
+            when = occurrence.get("start") or candidate.get("due") or candidate.get("start") or ""
             mark = " (suggested)" if candidate.get("suggested") else ""
-            self.stderr.write(f"  {number}. {candidate['title']!r} [{candidate['collection_id']}] {when}"
-                              f" {candidate['item_id']}{mark}".rstrip())
+            self.stderr.write(safe(f"  {number}. {candidate['title']!r} [{candidate['collection_id']}] {when}"
+                                   f" {candidate['item_id']}{mark}".rstrip()))
         if data.get("clarification_url"):
-            self.stderr.write(f"clarification_url: {data['clarification_url']}")
+            self.stderr.write(f"clarification_url: {safe(data['clarification_url'])}")
 
     def _fail(self, envelope: dict[str, Any], exit_code: int, *, as_json: bool) -> None:
         if as_json:
             self._print_json(envelope)
         else:
-            self.stderr.write(f"error: {envelope['error']['code']}: {envelope['error']['message']}")
+            self.stderr.write(f"error: {safe(envelope['error']['code'])}: {safe(envelope['error']['message'])}")
         raise SystemExit(exit_code)
 
     def _print_json(self, envelope: dict[str, Any]) -> None:
-        self.stdout.write(json.dumps(envelope, ensure_ascii=False))
+        self.stdout.write(json_line(envelope))
+
+
+# Characters a terminal acts on: C0 controls (tab and newline are ours to write,
+# never the data's), DEL, C1 controls (ESC's 8-bit forms among them), the line
+# and paragraph separators and the bidirectional overrides that reorder a line.
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+# In JSON text outside strings every character is ASCII, so escaping these
+# anywhere escapes them inside strings only; the value is unchanged.
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029]")
+
+
+def safe(text: str) -> str:
+    """`text` for a terminal: every control character as a visible `\\xNN`/`\\uNNNN` escape."""
+    return _UNSAFE.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
+                       else f"\\u{ord(m.group()):04x}", text)
+
+
+def json_line(envelope: dict[str, Any]) -> str:
+    """The envelope as one line of JSON: non-ASCII kept, but no raw DEL or C1 control (json.dumps
+    escapes only U+0000-U+001F), so even a terminal shown the JSON is not driven by the data."""
+    text = json.dumps(envelope, ensure_ascii=False)
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def _judge_off(warning: dict[str, Any]) -> bool:
+    return warning.get("code") == "judgment_unavailable" and warning.get("details", {}).get("reason") == "disabled"
+
+
+def _read_bounded(stream: Any, limit: int) -> bytes | str:
+    """At most `limit` bytes of standard input; InvalidRequest (details.max_bytes) past it, read no further."""
+    raw = getattr(stream, "buffer", stream).read(limit + 1)
+    size = len(raw) if isinstance(raw, bytes) else len(raw.encode("utf-8", "surrogatepass"))
+    if size > limit:
+        raise services.body_too_large(limit)
+    return raw
 
 
 @contextmanager
