@@ -118,8 +118,10 @@ def token_user_id() -> object:
 class HttpTools:
     """The stdio door's tools, bound per request to the token's user.
 
-    Where the client can show a form, `Tools` asks the person (2026-07-28:
-    `input_required`, re-resolved live on the retry). A 2026-07-28 client that
+    The caller is the token's user: their calendar, their page links (the one
+    door contract, `services.Caller`). Where the client can show a form,
+    `Tools` asks the person (2026-07-28: `input_required`, the pick re-read
+    live on the retry). A 2026-07-28 client that
     declares URL-mode elicitation only is sent to the signed clarification
     page for that person instead; everything else gets the clarification
     envelope, whose `clarification_url` the agent can show.
