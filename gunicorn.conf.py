@@ -1,4 +1,8 @@
-"""Gunicorn for lifeproject: `gunicorn lifeproject.wsgi` reads this file from the working directory.
+"""Gunicorn for lifeproject: `gunicorn lifeproject.asgi:application` reads this file from the working directory.
+
+The ASGI app is the whole site plus the MCP endpoint at /mcp (lifeproject/asgi.py)
+and runs on uvicorn workers; `gunicorn lifeproject.wsgi` still serves the site
+without /mcp on the sync or threaded workers.
 
 Every value can be changed through the environment, so one image serves every
 host; docs/performance.md lists the production environment and the figures
@@ -8,6 +12,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
 
 
 def _int(name: str, default: int) -> int:
@@ -25,6 +30,11 @@ workers = _int("WEB_CONCURRENCY", multiprocessing.cpu_count() * 2 + 1)
 # Threads > 1 switches to the threaded worker: the CalDAV client is per thread.
 threads = _int("GUNICORN_THREADS", 1)
 worker_class = "gthread" if threads > 1 else "sync"
+# The ASGI app (named on the command line) needs an ASGI worker: uvicorn's, one
+# event loop per worker; Django's synchronous views and the resolver run in its
+# thread pool, the MCP transport on the loop.
+if any(arg.startswith("lifeproject.asgi") for arg in sys.argv[1:]):
+    worker_class = "uvicorn_worker.UvicornWorker"
 
 # The slowest legitimate request: CalDAV timeout (10 s by default) plus the
 # judgment budget (8 s) plus parsing. A worker silent for longer is stuck.

@@ -111,10 +111,12 @@ def main() -> None:
         django.setup()
         token, web_password = _demo_user()
         # DEBUG for the demo server only (tracebacks and static files for a developer);
-        # the default, and every other process, keeps it off.
+        # the default, and every other process, keeps it off. The ASGI site: Django and
+        # the MCP endpoint at /mcp (lifeproject/asgi.py).
         web = subprocess.Popen(
-            [sys.executable, str(BASE_DIR / "manage.py"), "runserver", f"127.0.0.1:{web_port}", "--noreload"],
-            env={**os.environ, "DEBUG": "1"},
+            [sys.executable, "-m", "uvicorn", "lifeproject.asgi:application", "--host", "127.0.0.1",
+             "--port", str(web_port), "--no-access-log"],
+            env={**os.environ, "DEBUG": "1"}, cwd=BASE_DIR,
         )
         _print_banner(web_port, instance.url, token, web_password)
         web.wait()
@@ -171,6 +173,7 @@ lifeproject is running (Ctrl-C or kill stops it and the local Radicale).
   Clarification page  {base}/resolve/        (log in as {DEMO_USER} / {password})
   API                 {base}/v1/resolve
   Admin               {base}/admin/
+  MCP (HTTP, OAuth)   {base}/mcp      (README "MCP over HTTP"; clients are registered in the admin)
   CalDAV (Radicale)   {caldav_url}  (user {DEMO_USER}, password in var/radicale/password)
   API token           {token}
 

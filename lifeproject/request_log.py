@@ -17,6 +17,8 @@ from __future__ import annotations
 import json
 import logging
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import datetime, timezone
 from typing import Any, Callable
@@ -54,7 +56,31 @@ def door_of(path: str) -> str:
         return "web"
     if path.rstrip("/") == "/healthz":
         return "health"
+    if path.startswith("/oauth/") or path.startswith("/.well-known/oauth-"):
+        return "oauth"
     return "other"
+
+
+@contextmanager
+def collecting() -> Iterator[dict[str, Any]]:
+    """For a door outside Django (the MCP endpoint, lifeproject/asgi.py): fold resolution records into a dict."""
+    fields: dict[str, Any] = {}
+    token = _current.set(fields)
+    try:
+        yield fields
+    finally:
+        _current.reset(token)
+
+
+def write_line(*, door: str, http_method: str | None, route: str, http_status: int, duration_ms: float,
+               fields: dict[str, Any]) -> None:
+    """The request line of a door outside Django, in the same shape as RequestLogMiddleware's."""
+    from resolver.services import new_request_id
+
+    line: dict[str, Any] = {"request_id": new_request_id(), "door": door, "http_method": http_method,
+                            "route": route, "http_status": http_status, "duration_ms": duration_ms}
+    line.update(fields)
+    logger.info("request", extra=line)
 
 
 class RequestLogMiddleware:

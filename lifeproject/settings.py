@@ -74,6 +74,11 @@ env = environ.Env(
     SECURE_PROXY_SSL_HEADER=(list, []),
     CSRF_TRUSTED_ORIGINS=(list, []),
     LOG_LEVEL=(str, "INFO"),
+    # MCP over HTTP (README "MCP over HTTP"): OAuth access tokens are short-lived, refresh tokens rotate.
+    MCP_ACCESS_TOKEN_SECONDS=(int, 300),
+    MCP_REFRESH_TOKEN_SECONDS=(int, 30 * 24 * 3600),
+    # Client ID Metadata Documents: clients identified by an https URL (fetched, SSRF-hardened).
+    MCP_CLIENT_ID_METADATA_DOCUMENTS=(bool, True),
 )
 
 DEBUG = env("DEBUG")
@@ -90,6 +95,8 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    # The MCP door's authorization server (OAUTH2_PROVIDER below; README "MCP over HTTP").
+    "oauth2_provider",
     "resolver",
 ]
 
@@ -253,6 +260,43 @@ RESOLVER = {
     "ACCOUNT_BACKEND": env("RESOLVER_ACCOUNT_BACKEND"),
     "ACCOUNT_ALLOW_PRIVATE_ADDRESSES": env("RESOLVER_ACCOUNT_ALLOW_PRIVATE_ADDRESSES"),
 }
+
+# The authorization server of the MCP door (django-oauth-toolkit): authorization code with
+# PKCE S256 only, the site's login and a consent page, one read-only scope, tokens bound to
+# the resource they were requested for (RFC 8707). resolver/oauth/ holds the resource side.
+OAUTH2_PROVIDER = {
+    "SCOPES": {"read": "Read your tasks and calendar events (never change them)"},
+    "DEFAULT_SCOPES": ["read"],
+    "PKCE_REQUIRED": True,
+    "ACCESS_TOKEN_EXPIRE_SECONDS": env("MCP_ACCESS_TOKEN_SECONDS"),
+    "REFRESH_TOKEN_EXPIRE_SECONDS": env("MCP_REFRESH_TOKEN_SECONDS"),
+    "ROTATE_REFRESH_TOKEN": True,
+    "REFRESH_TOKEN_REUSE_PROTECTION": True,
+    "AUTHORIZATION_CODE_EXPIRE_SECONDS": 60,
+    "REQUEST_APPROVAL_PROMPT": "force",
+    "OAUTH2_RESPONSE_TYPES_SUPPORTED": ["code"],
+    "OAUTH2_GRANT_TYPES_SUPPORTED": ["authorization_code", "refresh_token"],
+    "OAUTH2_TOKEN_ENDPOINT_AUTH_METHODS_SUPPORTED": ["none", "client_secret_basic", "client_secret_post"],
+    # The issuer is the site, whatever Host a request names (RFC 8414 metadata, RFC 9207 `iss`).
+    "OIDC_ISS_ENDPOINT": env("RESOLVER_SITE_URL").rstrip("/") + "/",
+    "CIMD_ENABLED": env("MCP_CLIENT_ID_METADATA_DOCUMENTS"),
+    # RFC 9700: S256 only, no implicit or password grant, `iss` in the authorization response,
+    # token hashes at rest, bearer tokens only in the Authorization header.
+    "COMPLIANT_BCP_RFC9700_IMPLICIT_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_PASSWORD_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_PKCE_METHOD": True,
+    "COMPLIANT_BCP_RFC9700_ACCESS_TOKEN_TRANSPORT": True,
+    "COMPLIANT_BCP_RFC9700_AUTHZ_RESPONSE_ISS": True,
+    "COMPLIANT_BCP_RFC9700_TOKEN_STORAGE": True,
+    "COMPLIANT_BCP_RFC9700_REFRESH_TOKEN": True,
+    "COMPLIANT_BCP_RFC9700_REDIRECT_URI_MATCHING": True,
+    "COMPLIANT_BCP_RFC9700_PKCE_REQUIRED": True,
+}
+# W008 warns that `http` redirect URIs are allowed. Desktop and command-line MCP clients
+# receive the code on a loopback `http://127.0.0.1:PORT/...` callback (RFC 8252 section 7.3,
+# which the MCP authorization spec follows); refusing `http` would lock them out. Clients
+# are pre-registered by an admin or identified by their own https metadata document.
+SILENCED_SYSTEM_CHECKS = ["oauth2_provider.W008"]
 
 LOGGING = {
     "version": 1,

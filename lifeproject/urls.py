@@ -9,6 +9,8 @@ urlpatterns = [
     path("v1/", include("resolver.urls")),
     path("resolve/", include("resolver.web.urls")),
     path("accounts/", include("django.contrib.auth.urls")),
+    # The MCP door's authorization server (resolver/oauth/); the MCP endpoint itself is ASGI (lifeproject/asgi.py).
+    path("", include("resolver.oauth.urls")),
     # No authentication and no secrets: for load balancers (lifeproject/health.py).
     path("healthz", health.healthz, name="healthz"),
 ]
