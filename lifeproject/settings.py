@@ -58,6 +58,10 @@ env = environ.Env(
     RESOLVER_THROTTLE_RATE=(str, "120/min"),
     # IANA zone for requests that name none; empty means TIME_ZONE (UTC).
     RESOLVER_TIME_ZONE=(str, ""),
+    # Whose calendar a request reads: resolver.accounts.SettingsAccount (the one
+    # account above) or resolver.accounts.PerUserAccounts (each person's own).
+    RESOLVER_ACCOUNT_BACKEND=(str, "resolver.accounts.SettingsAccount"),
+    RESOLVER_ACCOUNT_ALLOW_PRIVATE_ADDRESSES=(bool, False),
     # HTTPS hardening: off by default for local development over plain HTTP;
     # the production environment (docs/performance.md) turns every one on.
     SECURE_SSL_REDIRECT=(bool, False),
@@ -191,7 +195,7 @@ REST_FRAMEWORK = {
 }
 
 SPECTACULAR_SETTINGS = {
-    "TITLE": "lifeproject resolver API",
+    "TITLE": "Reference resolver API",  # as resolver/api/schema.py SPECTACULAR_SETTINGS
     "DESCRIPTION": (
         "Resolves an informal reference to one live CalDAV task or event, or asks which one. "
         "Every response is an envelope: `status` is `ok`, `needs_clarification` or `error`, "
@@ -253,6 +257,8 @@ RESOLVER = {
     "SITE_URL": env("RESOLVER_SITE_URL"),
     "CLARIFICATION_MAX_AGE_SECONDS": env("RESOLVER_CLARIFICATION_MAX_AGE_SECONDS"),
     "TIME_ZONE": env("RESOLVER_TIME_ZONE") or None,
+    "ACCOUNT_BACKEND": env("RESOLVER_ACCOUNT_BACKEND"),
+    "ACCOUNT_ALLOW_PRIVATE_ADDRESSES": env("RESOLVER_ACCOUNT_ALLOW_PRIVATE_ADDRESSES"),
 }
 
 # The authorization server of the MCP door (django-oauth-toolkit): authorization code with

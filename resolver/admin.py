@@ -22,7 +22,7 @@ from django.utils.html import format_html
 from resolver import provenance, thresholds
 from resolver.domain.chat import fingerprint_for
 from resolver.domain.judgment import QUESTION_ID
-from resolver.models import ApprovedThreshold, ProvenanceEntry
+from resolver.models import ApprovedThreshold, CalendarAccount, ProvenanceEntry
 
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -209,3 +209,22 @@ class ProvenanceEntryAdmin(admin.ModelAdmin):
             candidates=_candidate_rows(entry),
         )
         return TemplateResponse(request, _PROVENANCE_DETAIL, context)
+
+
+@admin.register(CalendarAccount)
+class CalendarAccountAdmin(admin.ModelAdmin):
+    """Staff see who connected which server, never a password (not even encrypted).
+
+    Accounts are added by their owner (the accounts page, or the command), where
+    the password is checked live against the server; here they can only be
+    looked at, relabelled or removed.
+    """
+
+    list_display = ("user", "slug", "label", "url", "username", "created_at")
+    list_filter = ("user",)
+    search_fields = ("user__username", "slug", "label", "url", "username")
+    fields = ("user", "slug", "label", "url", "username", "created_at")
+    readonly_fields = ("user", "slug", "url", "username", "created_at")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False

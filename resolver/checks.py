@@ -9,6 +9,12 @@
 | resolver.E005 | TIME_ZONE is not an IANA zone |
 | resolver.E006 | a limit that is not a positive integer, or MAX_CANDIDATES above 19 |
 | resolver.W001 | CALDAV_URL is empty while the CalDAV backend is in use |
+| resolver.E007 | an app the resolver needs is missing from INSTALLED_APPS |
+| resolver.E008 | a middleware the page and the API's session login need is missing from MIDDLEWARE |
+| resolver.E009 | per-user accounts (their passwords encrypted with SECRET_KEY) with a development SECRET_KEY |
+
+The app asks nothing else of the host project: no settings module, middleware,
+error handler or template of lifeproject's (README, "Add the resolver to your project").
 
 Every check here carries the tag `resolver` (TAG): `manage.py resolve` runs
 these alone, not the URL, admin and model checks, which would import every
@@ -32,10 +38,30 @@ _URL_SETTINGS = ("CALDAV_URL", "TYPESAFE_BASE_URL", "SITE_URL")
 _LIMITS = ("MAX_TEXT_LENGTH", "MAX_COLLECTION_IDS", "MAX_CANDIDATES", "MAX_BODY_BYTES", "MAX_RESPONSE_BYTES")
 
 
+# What the host project must have; everything else the app sets on its own views.
+REQUIRED_APPS = (
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "rest_framework",
+    "rest_framework.authtoken",
+)
+REQUIRED_MIDDLEWARE = (
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+)
+
+
+def is_development_key(secret_key: str) -> bool:
+    """The project's declared development key (DEV_SECRET_KEY), or one `startproject` generated."""
+    dev_key = getattr(settings, "DEV_SECRET_KEY", None)
+    return bool(dev_key and secret_key == dev_key) or secret_key.startswith("django-insecure-")
+
+
 @checks.register(checks.Tags.security, TAG, deploy=False)
 def check_secret_key(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
-    dev_key = getattr(settings, "DEV_SECRET_KEY", None)
-    if not settings.DEBUG and dev_key and settings.SECRET_KEY == dev_key:
+    if not settings.DEBUG and is_development_key(str(settings.SECRET_KEY)):
         return [
             checks.Error(
                 "SECRET_KEY is the development default while DEBUG is off.",
@@ -43,6 +69,43 @@ def check_secret_key(app_configs: Any = None, **kwargs: Any) -> list[checks.Chec
                 id="resolver.E001",
             )
         ]
+    return []
+
+
+@checks.register(TAG)
+def check_host_project(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """The few things the app needs from the project that installs it, each named."""
+    from django.apps import apps
+
+    problems = [
+        checks.Error(f"INSTALLED_APPS lacks {name!r}, which the resolver needs.",
+                     hint=f"Add {name!r} to INSTALLED_APPS (README: Add the resolver to your project).",
+                     id="resolver.E007")
+        for name in REQUIRED_APPS if not apps.is_installed(name)
+    ]
+    middleware = list(getattr(settings, "MIDDLEWARE", None) or ())
+    problems += [
+        checks.Error(f"MIDDLEWARE lacks {name!r}, which the resolver's page and session login need.",
+                     hint=f"Add {name!r} to MIDDLEWARE, as django-admin startproject does.",
+                     id="resolver.E008")
+        for name in REQUIRED_MIDDLEWARE if name not in middleware
+    ]
+    return problems
+
+
+@checks.register(checks.Tags.security, TAG)
+def check_account_key(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """People's CalDAV passwords are encrypted with a key derived from SECRET_KEY (resolver/sealing.py)."""
+    if resolver_settings.ACCOUNT_BACKEND != "resolver.accounts.PerUserAccounts":
+        return []
+    key = str(getattr(settings, "SECRET_KEY", "") or "")
+    if is_development_key(key) or len(key) < 50 or len(set(key)) < 5:
+        return [checks.Error(
+            "RESOLVER['ACCOUNT_BACKEND'] is PerUserAccounts, which encrypts people's CalDAV passwords with a key "
+            "derived from SECRET_KEY, and SECRET_KEY is a development or weak key.",
+            hint="Set SECRET_KEY to a long random value kept secret (at least 50 characters); "
+                 "rotate through SECRET_KEY_FALLBACKS and `manage.py calendar_accounts rotate`.",
+            id="resolver.E009")]
     return []
 
 

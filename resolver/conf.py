@@ -19,6 +19,13 @@ DEFAULTS: dict[str, Any] = {
     # callable taking `settings=` (this module's resolver_settings) and returning
     # a resolver.domain.ports.CalendarSource.
     "CALENDAR_BACKEND": "resolver.calendars.caldav_from_settings",
+    # Whose calendar a request reads (resolver/accounts.py): the one account
+    # below for everyone, or "resolver.accounts.PerUserAccounts": each person's own.
+    "ACCOUNT_BACKEND": "resolver.accounts.SettingsAccount",
+    # Per-user accounts: may a person connect a server on a loopback or private
+    # address? Off in production (the live check would let anyone probe the
+    # site's own network); on for a demo whose CalDAV server is local.
+    "ACCOUNT_ALLOW_PRIVATE_ADDRESSES": False,
     # None: the environment decides (Jev when a key or base URL is set, else off).
     "JUDGE_BACKEND": None,
     # The zone a request's time expressions are read in when it names none;
@@ -60,6 +67,8 @@ DEFAULTS: dict[str, Any] = {
     # API request bodies: a valid request is far smaller (500 characters of text,
     # 50 collection IDs), so anything bigger is refused before it is parsed.
     "MAX_BODY_BYTES": 65536,
+    # POST /v1/resolve per user, unless the project's REST_FRAMEWORK names a "resolve" rate.
+    "THROTTLE_RATE": "120/min",
     # Jev judgment
     "TYPESAFE_API_KEY": "",
     "TYPESAFE_BASE_URL": "",
@@ -85,7 +94,7 @@ DEFAULTS: dict[str, Any] = {
 
 
 # Settings that name code: checked at start-up (resolver.checks), imported on use.
-IMPORT_STRINGS = ("CALENDAR_BACKEND", "JUDGE_BACKEND")
+IMPORT_STRINGS = ("CALENDAR_BACKEND", "JUDGE_BACKEND", "ACCOUNT_BACKEND")
 
 
 def import_setting(name: str) -> Any:

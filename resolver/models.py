@@ -7,11 +7,16 @@ with their evidence; a staff member activates one with the admin action.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
 from resolver.domain.judgment import QUESTION_ID
+
+if TYPE_CHECKING:
+    from resolver.accounts import ConnectedAccount
 
 _UNIT_INTERVAL = [MinValueValidator(0.0), MaxValueValidator(1.0)]
 
@@ -75,3 +80,51 @@ class ProvenanceEntry(models.Model):
         verbose_name = "judgment provenance entry"
         verbose_name_plural = "judgment provenance (recent, cached)"
         default_permissions = ()
+
+
+class CalendarAccount(models.Model):
+    """One person's CalDAV account (RESOLVER["ACCOUNT_BACKEND"] = "resolver.accounts.PerUserAccounts").
+
+    The app password is stored encrypted (resolver/sealing.py) and read only to
+    talk to the account's own server: never in a repr, a log line, a response,
+    an admin page or an error. `slug` prefixes the account's collection IDs
+    (resolver/accounts.py says the rule) and never changes once chosen.
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="calendar_accounts")
+    slug = models.SlugField(max_length=40, help_text="Prefixes this account's collection IDs: <slug>/<collection>.")
+    label = models.CharField(max_length=100, blank=True)
+    url = models.URLField(max_length=500, help_text="The CalDAV server (its principal is discovered).")
+    username = models.CharField(max_length=200)
+    password_sealed = models.TextField(editable=False, help_text="The app password, encrypted.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "slug"], name="resolver_account_user_slug")]
+        ordering = ["user_id", "slug"]
+
+    def __str__(self) -> str:
+        return f"{self.slug} ({self.username} at {self.url})"
+
+    def __repr__(self) -> str:
+        return f"<CalendarAccount {self.pk}: {self.slug}>"
+
+    def set_password(self, password: str) -> None:
+        from resolver.sealing import seal
+
+        self.password_sealed = seal(password)
+
+    def as_account(self) -> "ConnectedAccount":
+        """The account for the calendar layer; CalendarUnavailable if its password no longer decrypts."""
+        from resolver.accounts import ConnectedAccount
+        from resolver.domain.errors import CalendarUnavailable
+        from resolver.sealing import Unsealable, unseal
+
+        try:
+            password = unseal(self.password_sealed)
+        except Unsealable:
+            raise CalendarUnavailable(
+                "The stored password of a connected calendar account cannot be read; connect the account again.",
+                details={"reason": "credentials_unreadable"}) from None
+        return ConnectedAccount(key=f"account:{self.pk}", url=self.url, username=self.username, password=password,
+                             slug=self.slug, label=self.label)

@@ -271,8 +271,15 @@ class Answer:
 
 
 def calendar_for(caller: Caller | None) -> CalendarSource:
-    """The calendar source this caller's requests read: the one place it is chosen."""
-    return calendar_from_settings()
+    """The calendar source this caller's requests read: the one place it is chosen.
+
+    RESOLVER["ACCOUNT_BACKEND"] decides (resolver/accounts.py): the settings' one
+    account for everyone, or only the caller's own accounts (no_calendar_account
+    for a caller with none, or with no user).
+    """
+    from resolver import accounts
+
+    return accounts.calendar_for(None if caller is None else caller.user)
 
 
 def user_for_username(username: str) -> Any:
@@ -281,7 +288,11 @@ def user_for_username(username: str) -> Any:
     Page links are built from RESOLVER["SITE_URL"], so it is required too: a
     typo fails before resolving instead of producing a link nobody can open.
     """
-    if not resolver_settings.SITE_URL:
+    from resolver import accounts
+
+    # With per-user accounts --user also names whose calendars to read, which
+    # needs no site: without SITE_URL the answer then carries no link.
+    if not resolver_settings.SITE_URL and not accounts.per_user():
         raise InvalidRequest("--user needs RESOLVER['SITE_URL'] (the RESOLVER_SITE_URL environment variable).",
                              details={"field": "user"})
     from django.contrib.auth import get_user_model

@@ -15,6 +15,7 @@ from http import HTTPStatus
 from typing import Any, Callable, Iterable, TypeVar
 
 from drf_spectacular.extensions import OpenApiSerializerExtension
+from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.renderers import OpenApiJsonRenderer, OpenApiJsonRenderer2
 from drf_spectacular.utils import (
     OpenApiExample,
@@ -31,6 +32,8 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from resolver.api.base import ResolverApiView
+from resolver.api.exceptions import envelope_exception_handler
 from resolver.api.serializers import ResolveInputSerializer
 from resolver.conf import DEFAULTS
 from resolver.domain import errors
@@ -39,6 +42,22 @@ from resolver.domain.judgment import MAX_CANDIDATES
 from resolver.envelope import SCHEMA_VERSION
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+# drf-spectacular's settings for this document, applied by SchemaApi whatever
+# the host project's SPECTACULAR_SETTINGS say.
+SPECTACULAR_SETTINGS: dict[str, Any] = {
+    "TITLE": "Reference resolver API",
+    "DESCRIPTION": (
+        "Resolves an informal reference to one live CalDAV task or event, or asks which one. "
+        "Every response is an envelope: `status` is `ok`, `needs_clarification` or `error`, "
+        "and an error carries a stable `error.code`."
+    ),
+    "VERSION": "1",
+    "OAS_VERSION": "3.1.0",
+    # Request and response shapes differ (the request rejects unknown fields).
+    "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {"BadRequestCodeEnum": "resolver.api.schema.BAD_REQUEST_CODES"},
+}
 
 MAX_TEXT_LENGTH = DEFAULTS["MAX_TEXT_LENGTH"]
 MAX_COLLECTION_IDS = DEFAULTS["MAX_COLLECTION_IDS"]
@@ -521,6 +540,16 @@ _RESOLVE_ERRORS = (400, *_COMMON_ERRORS, 415, 429, 503)
 _COLLECTIONS_ERRORS = (*_COMMON_ERRORS, 503)
 
 
+def _spectacular(func: F) -> F:
+    """Have extend_schema build on drf-spectacular's AutoSchema, not the project's DEFAULT_SCHEMA_CLASS.
+
+    Without this, in a project whose REST_FRAMEWORK names no schema class, the
+    decorated method would get DRF's own AutoSchema and the document a 500.
+    """
+    func.schema = AutoSchema  # type: ignore[attr-defined]
+    return func
+
+
 def resolve_schema(func: F) -> F:
     return extend_schema(
         operation_id="resolve",
@@ -539,7 +568,7 @@ def resolve_schema(func: F) -> F:
         parameters=response_headers(_RESOLVE_ERRORS),
         examples=[REQUEST_EXAMPLE, RESOLVED_EXAMPLE, RESOLVED_EVENT_EXAMPLE, *CLARIFICATION_EXAMPLES],
         tags=["resolver"],
-    )(func)
+    )(_spectacular(func))
 
 
 def collections_schema(func: F) -> F:
@@ -553,7 +582,7 @@ def collections_schema(func: F) -> F:
         parameters=response_headers(_COLLECTIONS_ERRORS),
         examples=[COLLECTIONS_EXAMPLE],
         tags=["resolver"],
-    )(func)
+    )(_spectacular(func))
 
 
 class ResolveInputExtension(OpenApiSerializerExtension):
@@ -567,12 +596,28 @@ class ResolveInputExtension(OpenApiSerializerExtension):
         return schema
 
 
+def api_document() -> dict[str, Any]:
+    """The document SchemaApi serves, built with this module's settings (the MCP door's schemas)."""
+    from drf_spectacular.generators import SchemaGenerator
+    from drf_spectacular.settings import patched_settings
+
+    with patched_settings(SPECTACULAR_SETTINGS):
+        return SchemaGenerator().get_schema(request=None, public=True)
+
+
 class SchemaApi(SpectacularAPIView):
     """GET /v1/schema/: this OpenAPI document, as JSON, for authenticated clients only."""
 
     # JSON first: errors here are envelopes like everywhere else in the API.
     renderer_classes = [OpenApiJsonRenderer2, OpenApiJsonRenderer]
     permission_classes = [IsAuthenticated]
+    # Ours, not the host project's (resolver/api/base.py says why).
+    authentication_classes = ResolverApiView.authentication_classes
+    schema = AutoSchema()
+    custom_settings = SPECTACULAR_SETTINGS
+
+    def get_exception_handler(self) -> Callable[..., Any]:
+        return envelope_exception_handler
 
     @extend_schema(
         operation_id="schema_retrieve",
@@ -587,5 +632,6 @@ class SchemaApi(SpectacularAPIView):
         parameters=response_headers(_COMMON_ERRORS),
         tags=["meta"],
     )
+    @_spectacular
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)

@@ -3,17 +3,18 @@ from __future__ import annotations
 
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from resolver import services
+from resolver.api.base import ResolverApiView, ResolveThrottle
 from resolver.api.exceptions import request_id_of
 from resolver.api.schema import collections_schema, resolve_schema
 
 
-class ResolveApi(APIView):
+class ResolveApi(ResolverApiView):
     """POST /v1/resolve: a reference in, the item (or a clarification) out."""
 
     throttle_scope = "resolve"
+    throttle_classes = [ResolveThrottle]
 
     @resolve_schema
     def post(self, request: Request) -> Response:
@@ -21,7 +22,7 @@ class ResolveApi(APIView):
         return Response(answer.envelope)
 
 
-class CollectionsApi(APIView):
+class CollectionsApi(ResolverApiView):
     """GET /v1/collections: the calendars this resolver can search."""
 
     @collections_schema

@@ -63,6 +63,30 @@ class CandidateGone(ResolverError):
     default_message = "That item no longer exists or is no longer open."
 
 
+class NoCalendarAccount(ResolverError):
+    """Per-user accounts are on and the caller has connected no CalDAV account (or is nobody).
+
+    Never a fallback to anyone else's calendar: the caller is told to connect one.
+    """
+
+    code = "no_calendar_account"
+    http_status = 409
+    exit_code = 2
+    default_message = "You have not connected a calendar account. Add one at the accounts page."
+
+
+class AccountRejected(ResolverError):
+    """A CalDAV account offered for connecting failed its live check; nothing was saved.
+
+    `details.reason`: unauthorized, unreachable, not_caldav, address_not_allowed, invalid.
+    """
+
+    code = "account_rejected"
+    http_status = 400
+    exit_code = 2
+    default_message = "The calendar account could not be verified."
+
+
 # Codes that only the HTTP door produces (authentication, routing, throttling).
 # They live here too so that every code is declared in one module.
 HTTP_ONLY_CODES: dict[str, int] = {

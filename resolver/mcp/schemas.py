@@ -20,9 +20,9 @@ _OPENAPI_ONLY = ("discriminator", "example", "examples", "externalDocs", "xml")
 
 @functools.cache
 def _document() -> dict[str, Any]:
-    from drf_spectacular.generators import SchemaGenerator
+    from resolver.api.schema import api_document
 
-    return SchemaGenerator().get_schema(request=None, public=True)
+    return api_document()
 
 
 def _operation(operation_id: str) -> dict[str, Any]:

@@ -34,4 +34,4 @@ class Command(BaseCommand):
             user = services.user_for_username(username)
         except InvalidRequest as err:
             raise CommandError(err.message, returncode=2) from None
-        return services.Caller(door="mcp", user=user, base_url=resolver_settings.SITE_URL)
+        return services.Caller(door="mcp", user=user, base_url=resolver_settings.SITE_URL or None)

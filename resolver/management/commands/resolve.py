@@ -84,7 +84,7 @@ class Command(BaseCommand):
         if username is None:
             return services.Caller(door="cli")
         return services.Caller(door="cli", user=services.user_for_username(username),
-                               base_url=resolver_settings.SITE_URL)
+                               base_url=resolver_settings.SITE_URL or None)
 
     def _collections(self, envelope: dict[str, Any], as_json: bool) -> None:
         if as_json:

@@ -1,0 +1,413 @@
+"""Whose calendar a request reads: the account backend, `RESOLVER["ACCOUNT_BACKEND"]`.
+
+    SettingsAccount   (the default) the one account in RESOLVER (CALDAV_URL,
+                      CALDAV_USERNAME, CALDAV_PASSWORD) for everyone: today's behaviour.
+    PerUserAccounts   each person's own CalDAV accounts (resolver.models.CalendarAccount):
+                      every request reads only the accounts of the person making it, and
+                      someone with none gets `no_calendar_account`, never anyone else's.
+
+`calendar_for(user)` is the one function a door's service call uses to obtain
+the calendar source for its caller.
+
+Collection IDs with per-user accounts are `<account>/<collection>`: the
+account's slug (fixed when the account is connected: its label, else the
+server's host name, slugified, with `-2`, `-3`... when the person already has
+that slug; a later label change does not change it), a slash, and the
+collection's own ID on its server (the last segment of its URL path). A slash
+never occurs in either part, so the ID is unambiguous across a person's
+accounts, and it does not change when other accounts come or go. Item IDs are
+likewise namespaced by the account slug, so the same calendar copied to two
+servers gives two distinct items.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import ipaddress
+import socket
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from datetime import tzinfo
+from typing import TYPE_CHECKING, Any, Iterable, Protocol, Sequence
+from urllib.parse import urlsplit
+
+from django.utils.text import slugify
+
+from resolver.conf import import_setting, resolver_settings
+from resolver.domain.errors import AccountRejected, CalendarUnavailable, CollectionNotFound, NoCalendarAccount
+from resolver.domain.items import Collection, Item, Kind
+from resolver.domain.ports import CalendarSource
+
+if TYPE_CHECKING:
+    from resolver.calendars.base import FetchResult
+    from resolver.models import CalendarAccount
+
+SEPARATOR = "/"
+MAX_SLUG_LENGTH = 40
+
+
+@dataclass(frozen=True)
+class ConnectedAccount:
+    """One CalDAV account as the calendar layer needs it. The password never shows in a repr."""
+
+    key: str  # stable identity: "settings", or "account:<pk>"
+    url: str
+    username: str
+    password: str = field(repr=False)
+    slug: str = ""
+    label: str = ""
+
+
+class AccountBackend(Protocol):
+    def calendar_for(self, user: Any) -> CalendarSource: ...
+
+
+def backend() -> AccountBackend:
+    return import_setting("ACCOUNT_BACKEND")()
+
+
+def calendar_for(user: Any) -> CalendarSource:
+    """The calendar source the request of `user` (None for nobody) reads, per the account backend."""
+    return backend().calendar_for(user)
+
+
+def per_user() -> bool:
+    return resolver_settings.ACCOUNT_BACKEND == "resolver.accounts.PerUserAccounts"
+
+
+def source_for(account: ConnectedAccount) -> CalendarSource:
+    """The calendar source reading one account: the CalDAV backend, configured from the
+    resolver settings with this account's URL and credentials in place of the settings' own."""
+    from resolver.calendars import caldav_from_settings
+
+    return caldav_from_settings(settings=_AccountSettings(account))
+
+
+class _AccountSettings:
+    """resolver_settings, with one account's URL and credentials."""
+
+    def __init__(self, account: ConnectedAccount) -> None:
+        self._own = {"CALDAV_URL": account.url, "CALDAV_USERNAME": account.username,
+                     "CALDAV_PASSWORD": account.password}
+
+    def __getattr__(self, name: str) -> Any:
+        own = self.__dict__["_own"]
+        return own[name] if name in own else getattr(resolver_settings, name)
+
+    def __repr__(self) -> str:
+        return "<account settings>"
+
+
+class SettingsAccount:
+    """The one account in RESOLVER, for every caller (CALENDAR_BACKEND builds its source)."""
+
+    def calendar_for(self, user: Any) -> CalendarSource:
+        return import_setting("CALENDAR_BACKEND")(settings=resolver_settings)
+
+
+class PerUserAccounts:
+    """Each person's own accounts; nobody, and anybody without one, gets NoCalendarAccount."""
+
+    def calendar_for(self, user: Any) -> CalendarSource:
+        if user is None or not getattr(user, "is_authenticated", False) or not getattr(user, "is_active", False):
+            raise NoCalendarAccount()
+        from resolver.models import CalendarAccount
+
+        rows = list(CalendarAccount.objects.filter(user=user).order_by("slug"))
+        if not rows:
+            raise NoCalendarAccount()
+        registry = namespaces()
+        return AccountsCalendar([(row.slug, source_for(row.as_account())) for row in rows],
+                                namespacers={row.slug: registry.get(row.pk, row.slug) for row in rows})
+
+
+# --- several accounts as one calendar source ------------------------------------
+
+
+def namespaced_item_id(slug: str, item_id: str) -> str:
+    return "itm_" + hashlib.sha256(f"{slug}\x00{item_id}".encode("utf-8")).hexdigest()[:32]
+
+
+class Namespacer:
+    """One connected account's items with namespaced IDs, reused while its reader hands back
+    the same Item objects (an unchanged resource): rebuilding a thousand frozen items costs
+    more than the rest of a warm resolution. Per kind, it keeps what the last read returned;
+    the source item is kept with its copy, so identity cannot be confused by a reused id()."""
+
+    def __init__(self, slug: str) -> None:
+        self.slug = slug
+        self._last: dict[Kind, dict[int, tuple[Item, Item]]] = {}
+        self._lock = threading.Lock()
+
+    def items(self, kind: Kind, source: Sequence[Item]) -> list[Item]:
+        with self._lock:
+            known = self._last.get(kind, {})
+        prefix = self.slug + SEPARATOR
+        fresh: dict[int, tuple[Item, Item]] = {}
+        out: list[Item] = []
+        for item in source:
+            pair = known.get(id(item))
+            if pair is None or pair[0] is not item:
+                pair = (item, dataclasses.replace(item, collection_id=prefix + item.collection_id,
+                                                  item_id=namespaced_item_id(self.slug, item.item_id)))
+            fresh[id(item)] = pair
+            out.append(pair[1])
+        with self._lock:
+            self._last[kind] = fresh
+        return out
+
+    def __len__(self) -> int:
+        with self._lock:
+            return sum(len(m) for m in self._last.values())
+
+
+class NamespaceRegistry:
+    """One Namespacer per connected account (its row), created on first use, least recently used
+    dropped beyond `max_accounts` (the reader registry's shape, resolver/calendars/caldav/reader.py)."""
+
+    def __init__(self, *, max_accounts: int = 1000) -> None:
+        self._by_account: OrderedDict[tuple[Any, str], Namespacer] = OrderedDict()
+        self._lock = threading.Lock()
+        self._max = max_accounts
+
+    def get(self, account_id: Any, slug: str) -> Namespacer:
+        key = (account_id, slug)
+        with self._lock:
+            namespacer = self._by_account.get(key)
+            if namespacer is None:
+                namespacer = self._by_account[key] = Namespacer(slug)
+                while len(self._by_account) > self._max:
+                    self._by_account.popitem(last=False)
+            else:
+                self._by_account.move_to_end(key)
+            return namespacer
+
+    def drop(self, account_id: Any) -> None:
+        with self._lock:
+            for key in [k for k in self._by_account if k[0] == account_id]:
+                del self._by_account[key]
+
+    def clear(self) -> None:
+        with self._lock:
+            self._by_account.clear()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._by_account)
+
+
+_namespaces = NamespaceRegistry()
+
+
+def namespaces() -> NamespaceRegistry:
+    return _namespaces
+
+
+def use_namespaces(registry: NamespaceRegistry) -> NamespaceRegistry:
+    """Make `registry` the process's and return the one it replaces (tests, benchmarks)."""
+    global _namespaces
+    previous, _namespaces = _namespaces, registry
+    return previous
+
+
+class AccountsCalendar:
+    """One person's accounts as one CalendarSource, every collection and item ID namespaced by account."""
+
+    def __init__(self, sources: Sequence[tuple[str, CalendarSource]], *,
+                 namespacers: dict[str, Namespacer] | None = None) -> None:
+        self._sources = dict(sources)
+        self._namespacers = namespacers or {}
+
+    def _split(self, collection_id: str) -> tuple[str, str] | None:
+        slug, sep, own = collection_id.partition(SEPARATOR)
+        if not sep or slug not in self._sources or not own:
+            return None
+        return slug, own
+
+    def collections(self) -> Sequence[Collection]:
+        found: list[Collection] = []
+        for slug, source in self._sources.items():
+            found += [dataclasses.replace(c, collection_id=f"{slug}{SEPARATOR}{c.collection_id}")
+                      for c in source.collections()]
+        return found
+
+    def fetch(self, *, kind: Kind, collection_ids: Sequence[str] | None, time_zone: tzinfo) -> FetchResult:
+        from resolver.calendars.base import FetchResult
+
+        wanted: dict[str, list[str] | None]
+        if collection_ids:
+            wanted = {}
+            unknown = []
+            for cid in dict.fromkeys(collection_ids):
+                split = self._split(cid)
+                if split is None:
+                    unknown.append(cid)
+                else:
+                    wanted.setdefault(split[0], []).append(split[1])  # type: ignore[union-attr]
+            if unknown:
+                raise CollectionNotFound(details={"collection_ids": unknown})
+        else:
+            wanted = {slug: None for slug in self._sources}
+
+        items: list[Item] = []
+        skipped: list[Any] = []
+        searched: list[str] = []
+        filter_skipped: list[str] = []
+        requests = 0
+        read_at = None
+        for slug, own_ids in wanted.items():
+            try:
+                result = self._sources[slug].fetch(kind=kind, collection_ids=own_ids, time_zone=time_zone)
+            except CollectionNotFound as err:
+                ids = err.details.get("collection_ids") or own_ids or []
+                raise CollectionNotFound(details={"collection_ids": [f"{slug}{SEPARATOR}{c}" for c in ids]}) from None
+            prefix = slug + SEPARATOR
+            items += (self._namespacers.get(slug) or Namespacer(slug)).items(kind, result.items)
+            skipped += result.skipped
+            searched += [prefix + c for c in result.collections_searched]
+            filter_skipped += [prefix + c for c in result.server_filter_skipped]
+            requests += result.requests
+            if result.read_at is not None and (read_at is None or result.read_at < read_at):
+                read_at = result.read_at  # the earliest read: what the answer can vouch for
+        return FetchResult(items=tuple(items), skipped=tuple(skipped), requests=requests,
+                           collections_searched=tuple(searched), read_at=read_at,
+                           server_filter_skipped=tuple(filter_skipped))
+
+
+# --- connecting an account -------------------------------------------------------
+
+
+def _refuse(reason: str, message: str) -> AccountRejected:
+    return AccountRejected(message, details={"reason": reason})
+
+
+def check_url(url: str) -> str:
+    """An http(s) URL with a host, on a public address unless RESOLVER["ACCOUNT_ALLOW_PRIVATE_ADDRESSES"].
+
+    Anyone signed in may name a server, and the live check makes this server
+    connect to it: without this, a person could make it probe the site's own
+    network (databases, metadata services). Checked on the addresses the name
+    resolves to now.
+    """
+    url = (url or "").strip()
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise _refuse("invalid", "Give the server's address as an http:// or https:// URL.")
+    if parts.username or parts.password:
+        raise _refuse("invalid", "Give the username and password in their own fields, not in the URL.")
+    if resolver_settings.ACCOUNT_ALLOW_PRIVATE_ADDRESSES:
+        return url
+    try:
+        infos = socket.getaddrinfo(parts.hostname, parts.port or (443 if parts.scheme == "https" else 80),
+                                   type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError, ValueError):
+        raise _refuse("unreachable", "The server's name could not be found.") from None
+    for info in infos:
+        address = ipaddress.ip_address(info[4][0].split("%", 1)[0])
+        if not address.is_global:
+            raise _refuse("address_not_allowed", "That server is on a private or local network address, "
+                                                 "which this site does not connect to.")
+    return url
+
+
+def verify(url: str, username: str, password: str) -> list[Collection]:
+    """Read the account's collections live; AccountRejected (with a reason a person can act on) if that fails."""
+    url = check_url(url)
+    source = source_for(ConnectedAccount(key="unsaved", url=url, username=username, password=password))
+    try:
+        found = list(source.collections())
+    except CalendarUnavailable as err:
+        reason = str(err.details.get("reason", ""))
+        if reason == "unauthorized":
+            raise _refuse("unauthorized", "The server refused this username and password.") from None
+        if reason in ("unreachable", "timeout"):
+            raise _refuse("unreachable", "The server could not be reached (no answer, or too slow).") from None
+        raise _refuse("not_caldav", "That address answered, but not as a CalDAV server.") from None
+    except CollectionNotFound:
+        raise _refuse("not_caldav", "That address answered, but not as a CalDAV server.") from None
+    # A web server that is not CalDAV can look like a principal without calendars
+    # to the discovery; a CalDAV server says so in OPTIONS (RFC 4791, 5.1).
+    if not found and not _says_calendar_access(url):
+        raise _refuse("not_caldav", "That address answered, but not as a CalDAV server.")
+    return found
+
+
+def _says_calendar_access(url: str) -> bool:
+    """OPTIONS without credentials and without following redirects: nothing leaves the origin."""
+    import requests
+
+    try:
+        response = requests.options(url, timeout=float(resolver_settings.CALDAV_TIMEOUT), allow_redirects=False)
+    except requests.RequestException:
+        return False
+    dav = {part.strip().lower() for part in response.headers.get("DAV", "").split(",")}
+    return "calendar-access" in dav
+
+
+def unique_slug(wanted: str, taken: Iterable[str]) -> str:
+    base = slugify(wanted)[:MAX_SLUG_LENGTH - 4].strip("-") or "calendar"
+    taken = set(taken)
+    slug, n = base, 2
+    while slug in taken:
+        slug, n = f"{base}-{n}", n + 1
+    return slug
+
+
+def add_account(*, user: Any, url: str, username: str, password: str, label: str = "") -> tuple[CalendarAccount, list[Collection]]:
+    """Verify the account live, then save it for `user`. Raises AccountRejected; saves nothing then."""
+    from resolver.models import CalendarAccount
+
+    label = (label or "").strip()
+    username = (username or "").strip()
+    if not username or not password:
+        raise _refuse("invalid", "Give the username and the (app) password.")
+    if len(label) > 100 or len(username) > 200 or len(url) > 500 or len(password) > 1000:
+        raise _refuse("invalid", "A field is too long.")
+    collections = verify(url, username, password)
+    taken = CalendarAccount.objects.filter(user=user).values_list("slug", flat=True)
+    slug = unique_slug(label or urlsplit(url.strip()).hostname or "calendar", taken)
+    account = CalendarAccount(user=user, slug=slug, label=label, url=url.strip(), username=username)
+    account.set_password(password)
+    account.save()
+    return account, collections
+
+
+def accounts_of(user: Any) -> list[CalendarAccount]:
+    from resolver.models import CalendarAccount
+
+    return list(CalendarAccount.objects.filter(user=user).order_by("slug"))
+
+
+def remove_account(*, user: Any, account_id: Any) -> bool:
+    """Delete `user`'s account `account_id`; False when they have no such account (another's included)."""
+    from resolver.models import CalendarAccount
+
+    try:
+        pk = int(account_id)
+    except (TypeError, ValueError):
+        return False
+    row = CalendarAccount.objects.filter(user=user, pk=pk).first()
+    if row is None:
+        return False
+    forget(row)
+    row.delete()
+    return True
+
+
+def forget(row: CalendarAccount) -> None:
+    """Drop what the process remembers of a removed account: its namespaced items and its reader."""
+    namespaces().drop(row.pk)
+    try:
+        from resolver.calendars.caldav import CalDAVAccount, readers
+
+        account = row.as_account()
+        readers().drop(CalDAVAccount(url=account.url, username=account.username, password=account.password))
+    except Exception:  # noqa: BLE001 - an unreadable password: nothing was ever read for it
+        pass
+
+
+def collections_of(account: CalendarAccount) -> list[Collection]:
+    """The account's collections as the person's IDs name them; CalendarUnavailable when unreadable."""
+    return [dataclasses.replace(c, collection_id=f"{account.slug}{SEPARATOR}{c.collection_id}")
+            for c in source_for(account.as_account()).collections()]

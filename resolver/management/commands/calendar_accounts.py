@@ -1,0 +1,121 @@
+"""manage.py calendar_accounts: a person's CalDAV accounts, for scripts and tests.
+
+    calendar_accounts add --user USERNAME --url URL --username NAME --password-stdin [--label LABEL]
+    calendar_accounts list --user USERNAME [--json]
+    calendar_accounts remove --user USERNAME ID
+    calendar_accounts rotate        # re-encrypt every stored password with the current SECRET_KEY
+
+Exit codes: 0 done; 2 bad input (an unknown or inactive user, an account that
+fails its live check, no such account for that user); 1 anything unexpected.
+The password is read from standard input (one line), never from argv, and is
+never printed.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from resolver import accounts
+from resolver.domain.errors import ResolverError
+
+
+class Command(BaseCommand):
+    help = "Connect, list and remove a person's CalDAV accounts (per-user accounts)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        sub = parser.add_subparsers(dest="action", required=True, metavar="{add,list,remove,rotate}")
+        add = sub.add_parser("add", help="Verify an account live against its server, then save it.")
+        add.add_argument("--user", required=True, metavar="USERNAME", help="Whose account it is.")
+        add.add_argument("--url", required=True, help="The CalDAV server's URL.")
+        add.add_argument("--username", required=True, metavar="NAME", help="The account's username on the server.")
+        add.add_argument("--password-stdin", action="store_true", required=True,
+                         help="Read the (app) password from standard input: one line.")
+        add.add_argument("--label", default="", help="A name for the account; its slug prefixes collection IDs.")
+        listing = sub.add_parser("list", help="The user's accounts and the collections found on each (read live).")
+        listing.add_argument("--user", required=True, metavar="USERNAME", help="Whose accounts.")
+        listing.add_argument("--json", action="store_true", help="Print JSON on stdout.")
+        remove = sub.add_parser("remove", help="Remove one of the user's accounts.")
+        remove.add_argument("--user", required=True, metavar="USERNAME", help="Whose account.")
+        remove.add_argument("id", metavar="ID", help="The account's ID (from list).")
+        sub.add_parser("rotate", help="Re-encrypt every stored password with the current SECRET_KEY "
+                                      "(after moving the old key into SECRET_KEY_FALLBACKS).")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        action = options["action"]
+        if action == "rotate":
+            return self._rotate()
+        user = self._user(options["user"])
+        if action == "add":
+            return self._add(user, options)
+        if action == "list":
+            return self._list(user, as_json=options["json"])
+        if not accounts.remove_account(user=user, account_id=options["id"]):
+            raise CommandError(f"{options['user']} has no account with ID {options['id']!r}.", returncode=2)
+        self.stdout.write(f"removed {options['id']}")
+
+    def _user(self, username: str) -> Any:
+        model = get_user_model()
+        try:
+            user = model._default_manager.get_by_natural_key(username)
+        except model.DoesNotExist:
+            raise CommandError("No such user.", returncode=2) from None
+        if not user.is_active:
+            raise CommandError("No such user.", returncode=2)
+        return user
+
+    def _add(self, user: Any, options: dict[str, Any]) -> None:
+        password = sys.stdin.readline().rstrip("\r\n")
+        try:
+            account, collections = accounts.add_account(user=user, url=options["url"], username=options["username"],
+                                                        password=password, label=options["label"])
+        except ResolverError as err:
+            reason = err.details.get("reason", "")
+            raise CommandError(f"{err.code} ({reason}): {err.message}", returncode=err.exit_code) from None
+        self.stdout.write(f"{account.pk}\t{account.slug}\t{len(collections)} collections")
+        for collection in collections:
+            self.stdout.write(f"  {account.slug}/{collection.collection_id}\t{collection.display_name}")
+
+    def _list(self, user: Any, *, as_json: bool) -> None:
+        rows = []
+        for account in accounts.accounts_of(user):
+            row: dict[str, Any] = {"id": account.pk, "slug": account.slug, "label": account.label, "url": account.url,
+                                   "username": account.username, "created_at": account.created_at.isoformat(),
+                                   "collections": None, "error": None}
+            try:
+                row["collections"] = [{"collection_id": c.collection_id, "display_name": c.display_name}
+                                      for c in accounts.collections_of(account)]
+            except ResolverError as err:
+                row["error"] = {"code": err.code, "reason": err.details.get("reason")}
+            rows.append(row)
+        if as_json:
+            self.stdout.write(json.dumps({"accounts": rows}, ensure_ascii=False))
+            return
+        for row in rows:
+            found = (f"{len(row['collections'])} collections" if row["error"] is None
+                     else f"{row['error']['code']} ({row['error']['reason']})")
+            self.stdout.write(f"{row['id']}\t{row['slug']}\t{row['username']} at {row['url']}\t{found}")
+            for c in row["collections"] or ():
+                self.stdout.write(f"  {c['collection_id']}\t{c['display_name']}")
+
+    def _rotate(self) -> None:
+        from resolver.models import CalendarAccount
+        from resolver.sealing import Unsealable, reseal
+
+        done = failed = 0
+        for account in CalendarAccount.objects.all().iterator():
+            try:
+                account.password_sealed = reseal(account.password_sealed)
+            except Unsealable:
+                failed += 1
+                self.stderr.write(f"account {account.pk}: the stored password does not decrypt with any key")
+                continue
+            account.save(update_fields=["password_sealed"])
+            done += 1
+        self.stdout.write(f"re-encrypted {done}")
+        if failed:
+            raise CommandError(f"{failed} accounts could not be decrypted; their owners must connect them again.",
+                               returncode=2)
