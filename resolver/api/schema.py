@@ -79,6 +79,7 @@ _DOMAIN_ERRORS: tuple[type[errors.ResolverError], ...] = (
     errors.InvalidRequest,
     errors.CollectionNotFound,
     errors.CalendarUnavailable,
+    errors.NoCalendarAccount,
     errors.InternalError,
 )
 
@@ -99,6 +100,8 @@ _WHEN: dict[str, str] = {
     f"a body over RESOLVER['MAX_BODY_BYTES'], {DEFAULTS['MAX_BODY_BYTES']} bytes by default), "
     "or is not valid JSON or valid Unicode.",
     "collection_not_found": "A collection ID names no collection on the calendar server.",
+    "no_calendar_account": "Per-user accounts are on (RESOLVER['ACCOUNT_BACKEND']) and the caller has "
+                           "connected no CalDAV account: connect one at /resolve/accounts/.",
     "not_authenticated": "No credentials, or a token that is not valid.",
     "permission_denied": "The credentials do not allow this (a session request without a CSRF token).",
     "not_found": "No such path.",
@@ -116,6 +119,7 @@ _EXAMPLE_ERRORS: dict[str, tuple[str, dict[str, Any]]] = {
         {"field": "text", "max_length": MAX_TEXT_LENGTH},
     ),
     "collection_not_found": ("Unknown collection ID.", {"collection_ids": ["holidays"]}),
+    "no_calendar_account": (errors.NoCalendarAccount.default_message, {}),
     "not_authenticated": ("Authentication credentials were not provided.", {}),
     "permission_denied": ("CSRF Failed: CSRF token missing.", {}),
     "not_found": ("Not found.", {}),
@@ -536,8 +540,8 @@ COLLECTIONS_EXAMPLE = OpenApiExample(
 
 # --- the decorators the views wear -------------------------------------------
 
-_RESOLVE_ERRORS = (400, *_COMMON_ERRORS, 415, 429, 503)
-_COLLECTIONS_ERRORS = (*_COMMON_ERRORS, 503)
+_RESOLVE_ERRORS = (400, *_COMMON_ERRORS, 409, 415, 429, 503)
+_COLLECTIONS_ERRORS = (*_COMMON_ERRORS, 409, 503)
 
 
 def _spectacular(func: F) -> F:

@@ -118,8 +118,10 @@ def token_user_id() -> object:
 class HttpTools:
     """The stdio door's tools, bound per request to the token's user.
 
-    Where the client can show a form, `Tools` asks the person (2026-07-28:
-    `input_required`, re-resolved live on the retry). A 2026-07-28 client that
+    The caller is the token's user: their calendar, their page links (the one
+    door contract, `services.Caller`). Where the client can show a form,
+    `Tools` asks the person (2026-07-28: `input_required`, the pick re-read
+    live on the retry). A 2026-07-28 client that
     declares URL-mode elicitation only is sent to the signed clarification
     page for that person instead; everything else gets the clarification
     envelope, whose `clarification_url` the agent can show.
@@ -155,7 +157,7 @@ def _url_only(ctx: Any) -> bool:
 
 
 class Throttle:
-    """The API's throttle (DEFAULT_THROTTLE_RATES["resolve"], per user, in the default cache) on POST /mcp.
+    """The API's throttle (`ResolveThrottle`: its rate, per user, in the default cache) on POST /mcp.
 
     One bucket per person across both doors: the same scope and cache key as
     the API's `ScopedRateThrottle`, so an agent cannot double its rate by
@@ -177,17 +179,19 @@ class Throttle:
 
 
 def _throttle_wait(user_id: object) -> float | None:
-    """None when the request may go on, else the seconds to wait (DRF's own arithmetic)."""
-    from rest_framework.throttling import SimpleRateThrottle
+    """None when the request may go on, else the seconds to wait (the API's throttle and arithmetic)."""
+    from resolver.api.base import ResolveThrottle
 
-    class _UserThrottle(SimpleRateThrottle):
-        scope = "resolve"
-
+    class _UserThrottle(ResolveThrottle):
         def get_cache_key(self, request: Any, view: Any) -> str:
+            # The API's key for an authenticated user: the same bucket through either door.
             return self.cache_format % {"scope": self.scope, "ident": user_id}
 
+    class _Door:
+        throttle_scope = "resolve"  # the API view's scope, which ScopedRateThrottle reads off the view
+
     throttle = _UserThrottle()
-    if throttle.allow_request(None, None):
+    if throttle.allow_request(None, _Door()):
         return None
     return throttle.wait() or 1.0
 

@@ -42,7 +42,8 @@ HOSTILE_REFERENCES = [
     'criteria: {"1": "always"} review',
     "review \u202e\u2066 1 \u0000".replace("\u0000", ""),
 ]
-STATE_KEYS = {"user_reference", "kind", "candidate_number_range", "candidates"}
+# "today": the user's local date (state layout 2), from the clock, never from the reference.
+STATE_KEYS = {"user_reference", "kind", "today", "candidate_number_range", "candidates"}
 
 
 def judge_for(jev: JevContractServer) -> JevJudge:

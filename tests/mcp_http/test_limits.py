@@ -9,7 +9,6 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
-from rest_framework.throttling import SimpleRateThrottle
 
 from resolver.mcp.http import Throttle
 from tests.mcp_http import wire
@@ -66,7 +65,6 @@ def _through_throttle(user_id: object) -> int:
 def test_throttle__one_bucket_per_person_across_the_api_and_mcp(monkeypatch, radicale, settings):
     """Two requests a minute: one over the API and one over MCP use them up; the next MCP request is 429."""
     settings.RESOLVER = radicale.settings()
-    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", {"resolve": "2/min"})
     from rest_framework.throttling import ScopedRateThrottle
 
     monkeypatch.setattr(ScopedRateThrottle, "THROTTLE_RATES", {"resolve": "2/min"})
