@@ -29,9 +29,12 @@ def _under_ci() -> bool:
     return os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
-@pytest.fixture(scope="session")
+# Package scope, not session: the sync API keeps its event loop running in
+# the main thread while the browser is open, and tests after this folder
+# (the MCP-over-HTTP ones) start event loops of their own there.
+@pytest.fixture(scope="package")
 def chromium() -> Iterator[object]:
-    """One browser for the session. Missing Chromium skips locally and fails under CI."""
+    """One browser for the browser tests. Missing Chromium skips locally and fails under CI."""
     if not (shutil.which(CHROMIUM) or os.path.exists(CHROMIUM)):
         if _under_ci():
             pytest.fail(f"{CHROMIUM} is missing; browser tests must run under CI.")
