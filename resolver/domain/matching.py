@@ -124,7 +124,10 @@ def title_naming_words(text: str, items: Sequence[Item], *, language: str = DEFA
     the names of the items' collections are set aside: none means the reference names no title."""
     forms = word_forms(language)
     collections = _collection_words(items)
-    return [w for w in significant_words(text, language=language) if w not in forms.fillers and w not in collections]
+    # A collection's name that is also a title word ("transition" in the
+    # collection "timezone-transition" and in "Transition is from 8am") names a title.
+    return [w for w in significant_words(text, language=language) if w not in forms.fillers
+            and (w not in collections or any(w in item.title_tokens for item in items))]
 
 
 def _collection_words(items: Sequence[Item]) -> frozenset[str]:
@@ -313,6 +316,9 @@ def _token_matches(words: list[str], index: TitleIndex) -> list[dict[str, float]
     fillers = index.forms.fillers
     by_stem = index.by_stem
     by_variant = index.by_variant
+    # A filler alone ("wanna" for "The Wannabes") is all the reference has:
+    # then it may still match as a beginning or a typo.
+    guarded = fillers if any(word not in fillers for word in words) else frozenset()
     for matches, word, stem in zip(found, words, stems):
         for token in by_stem.get(stem, ()):
             _improve(matches, token, STEM)
@@ -327,10 +333,10 @@ def _token_matches(words: list[str], index: TitleIndex) -> list[dict[str, float]
                 matches[token] = EXACT
         # Fillers ("what", "thing", "due") match a title word as written, never as
         # its beginning or a typo: "what's" is not a prefix of "Whatsapp".
-        if len(word) >= 3 and word not in fillers:
+        if len(word) >= 3 and word not in guarded:
             for token in re.findall("\n(" + re.escape(word) + r"\w+)", index.lines):
                 _improve(matches, token, PREFIX)
-    fuzzy = [(n, word) for n, word in enumerate(words) if _word_cutoff(word) <= 100 and word not in fillers]
+    fuzzy = [(n, word) for n, word in enumerate(words) if _word_cutoff(word) <= 100 and word not in guarded]
     if fuzzy and index.vocabulary:
         # One pass over the vocabulary for all words, in C++.
         table = process.cdist([w for _, w in fuzzy], index.vocabulary, scorer=fuzz.ratio, dtype=np.float32,

@@ -226,3 +226,16 @@ def test_date_alone__events_by_occurrence():
               event("c", "Standup", "2027-01-22T09:30:00+01:00")]
     found = pool("my meetings on the 21st", events)
     assert [c.item.uid for c in found.candidates] == ["b", "a"]
+
+
+def test_fillers__a_filler_alone_still_matches_as_a_beginning():
+    """"wanna" is all the reference has: it may begin "Wannabes" (a filler only steps aside beside other words)."""
+    items = [item("w", "The Wannabes"), item("x", "Whatsapp backup")]
+    assert [c.item.uid for c in build_pool("wanna", items, limit=19).candidates] == ["w"]
+    assert [c.item.uid for c in build_pool("what's the backup", items, limit=19).candidates] == ["x"]
+
+
+def test_title_naming_words__a_collection_name_that_is_also_a_title_word_names_a_title():
+    items = [item("t", "Transition is from 8am", collection="timezone-transition"), item("g", "Water", "garden")]
+    assert title_naming_words("transition", items) == ["transition"]
+    assert title_naming_words("garden", items) == []
