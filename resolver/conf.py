@@ -26,8 +26,6 @@ DEFAULTS: dict[str, Any] = {
     # address? Off in production (the live check would let anyone probe the
     # site's own network); on for a demo whose CalDAV server is local.
     "ACCOUNT_ALLOW_PRIVATE_ADDRESSES": False,
-    # None: the environment decides (Jev when a key or base URL is set, else off).
-    "JUDGE_BACKEND": None,
     # The zone a request's time expressions are read in when it names none;
     # None means Django's TIME_ZONE.
     "TIME_ZONE": None,
