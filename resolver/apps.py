@@ -8,3 +8,7 @@ class ResolverConfig(AppConfig):
 
     def ready(self) -> None:
         from resolver import checks  # noqa: F401  (registers system checks)
+        from resolver.judges.registry import JudgeRegistry
+
+        # The process's judges, one per configuration (resolver/judges/registry.py).
+        self.judges = JudgeRegistry()

@@ -26,6 +26,7 @@ from typing import Any, Sequence
 
 from django.core import signing
 
+from resolver.domain.codes import WarningCode
 from resolver.domain.errors import (
     CandidateGone, ClarificationExpired, ClarificationNotFound, CollectionNotFound, NotACandidate, OccurrenceGone,
 )
@@ -119,7 +120,7 @@ def claims_for(outcome: Outcome, *, user_id: object, time_zone: Any = None) -> C
         reason=outcome.reason,
         occurrences=shown if any(k is not None for k in shown) else (),
         time_zone=zone_name(time_zone),
-        outside_range=tuple(i for w in outcome.warnings if w.code == "occurrence_outside_range"
+        outside_range=tuple(i for w in outcome.warnings if w.code == WarningCode.OCCURRENCE_OUTSIDE_RANGE
                             for i in w.details.get("item_ids", []) if i in candidate_ids),
     )
 

@@ -17,7 +17,8 @@ SCHEMA_VERSION = 1
 
 
 def _warning(warning: OutcomeWarning) -> dict[str, Any]:
-    return {"code": warning.code, "message": warning.message, "details": warning.details}
+    # Codes are StrEnum members (resolver.domain.codes); the envelope holds their plain values.
+    return {"code": str(warning.code), "message": warning.message, "details": warning.details}
 
 
 def iso_utc(moment: datetime | None) -> str | None:
@@ -75,7 +76,7 @@ def outcome_envelope(
                 entry["suggested"] = item.item_id == outcome.suggested_item_id
             candidates.append(entry)
         data = {
-            "reason": outcome.reason,
+            "reason": None if outcome.reason is None else str(outcome.reason),
             "questions": [
                 {
                     "id": "reference_selection",
@@ -94,6 +95,14 @@ def outcome_envelope(
                      warnings=[_warning(w) for w in outcome.warnings])
 
 
+def clarification_link(envelope: dict[str, Any]) -> str | None:
+    """The page where a person can choose, when `envelope` is a clarification that lists candidates."""
+    data = envelope.get("data") or {}
+    if envelope.get("status") != Status.NEEDS_CLARIFICATION.value or not data.get("candidates"):
+        return None
+    return data.get("clarification_url") or None
+
+
 def collections_envelope(collections: Iterable[Collection], *, request_id: str) -> dict[str, Any]:
     data = {"collections": [{"collection_id": c.collection_id, "display_name": c.display_name}
                             for c in collections]}
@@ -104,7 +113,7 @@ def error_envelope(
     *, request_id: str, code: str, message: str, details: dict[str, Any] | None = None
 ) -> dict[str, Any]:
     return _envelope(request_id=request_id, status="error", data=None,
-                     error={"code": code, "message": message, "details": details or {}})
+                     error={"code": str(code), "message": message, "details": details or {}})
 
 
 def resolver_error_envelope(error: ResolverError, *, request_id: str) -> dict[str, Any]:

@@ -36,6 +36,7 @@ from resolver.domain.items import Collection
 from resolver.domain.pipeline import Outcome, Status, resolve
 from resolver.domain.ports import CalendarSource, Judge, ThresholdPolicy
 from resolver.domain.requests import RequestLimits, ResolveRequest, parse_document, parse_request, parse_time_zone
+from resolver.judges.registry import JudgeRegistry
 
 logger = logging.getLogger("resolver.requests")
 error_logger = logging.getLogger("resolver.errors")
@@ -54,11 +55,21 @@ def calendar_from_settings() -> CalendarSource:
 
 
 def judge_from_settings() -> Judge:
-    """The backend RESOLVER['JUDGE_BACKEND'] names (a dotted path), built from its settings."""
+    """The backend RESOLVER['JUDGE_BACKEND'] names (a dotted path), built from its settings.
+
+    The process's judge for that configuration: its connections outlive the request.
+    """
     from django.utils.module_loading import import_string
 
     backend = import_string(resolver_settings.JUDGE_BACKEND)
-    return backend.from_settings()
+    return judges().shared(backend.from_settings())
+
+
+def judges() -> JudgeRegistry:
+    """The process's judges (created with the app: resolver.apps.ResolverConfig.ready)."""
+    from django.apps import apps
+
+    return apps.get_app_config("resolver").judges
 
 
 def policy_from_settings() -> ThresholdPolicy:

@@ -8,18 +8,19 @@ from django.http import Http404
 from rest_framework import exceptions
 from rest_framework.response import Response
 
-from resolver.domain.errors import HTTP_ONLY_CODES, InternalError, ResolverError
+from resolver.domain.codes import ErrorCode
+from resolver.domain.errors import InternalError, ResolverError
 from resolver.envelope import error_envelope
 
-_DRF_CODES: list[tuple[type[Exception], str]] = [
-    (exceptions.NotAuthenticated, "not_authenticated"),
-    (exceptions.AuthenticationFailed, "not_authenticated"),
-    (exceptions.PermissionDenied, "permission_denied"),
-    (exceptions.NotFound, "not_found"),
-    (exceptions.MethodNotAllowed, "method_not_allowed"),
-    (exceptions.NotAcceptable, "not_acceptable"),
-    (exceptions.UnsupportedMediaType, "unsupported_media_type"),
-    (exceptions.Throttled, "throttled"),
+_DRF_CODES: list[tuple[type[Exception], ErrorCode]] = [
+    (exceptions.NotAuthenticated, ErrorCode.NOT_AUTHENTICATED),
+    (exceptions.AuthenticationFailed, ErrorCode.NOT_AUTHENTICATED),
+    (exceptions.PermissionDenied, ErrorCode.PERMISSION_DENIED),
+    (exceptions.NotFound, ErrorCode.NOT_FOUND),
+    (exceptions.MethodNotAllowed, ErrorCode.METHOD_NOT_ALLOWED),
+    (exceptions.NotAcceptable, ErrorCode.NOT_ACCEPTABLE),
+    (exceptions.UnsupportedMediaType, ErrorCode.UNSUPPORTED_MEDIA_TYPE),
+    (exceptions.Throttled, ErrorCode.THROTTLED),
 ]
 
 
@@ -47,14 +48,14 @@ def envelope_exception_handler(exc: Exception, context: dict[str, Any]) -> Respo
     if isinstance(exc, SuspiciousOperation):
         # Django's own input limits (RequestDataTooBig, TooManyFieldsSent, a bad
         # Host header): the client's fault, so a 400 and never a logged 500.
-        body = error_envelope(request_id=request_id, code="invalid_request", message="The request is not valid.",
+        body = error_envelope(request_id=request_id, code=ErrorCode.INVALID_REQUEST, message="The request is not valid.",
                               details={"field": "body"})
         return Response(body, status=400)
     if isinstance(exc, (exceptions.ParseError, exceptions.ValidationError)):
         # The request rules are parse_document's; what reaches here is about the
         # body as a whole (not JSON, nested too deeply), in the same details shape.
         message = str(exc.detail) if isinstance(exc, exceptions.ParseError) else "The request is not valid."
-        body = error_envelope(request_id=request_id, code="invalid_request", message=message,
+        body = error_envelope(request_id=request_id, code=ErrorCode.INVALID_REQUEST, message=message,
                               details={"field": "body"})
         return Response(body, status=400)
     for exc_type, code in _DRF_CODES:
@@ -67,6 +68,6 @@ def envelope_exception_handler(exc: Exception, context: dict[str, Any]) -> Respo
             if getattr(exc, "auth_header", None):
                 headers["WWW-Authenticate"] = exc.auth_header  # type: ignore[attr-defined]
             body = error_envelope(request_id=request_id, code=code, message=str(exc.detail), details=details)
-            return Response(body, status=HTTP_ONLY_CODES[code], headers=headers)
+            return Response(body, status=code.http_status, headers=headers)
     # Anything else is ours to fix; the client learns nothing about internals.
     return Response(error_envelope_for(exc, request_id=request_id), status=InternalError.http_status)

@@ -5,13 +5,17 @@ describe shapes for drf-spectacular; the envelope itself is built by
 `resolver.envelope`, and the tests hold the two together (Schemathesis checks
 every response against this schema).
 
-The error codes come from `resolver.domain.errors`, so a code added there
-shows up here without a second list to keep in step.
+Reasons, warnings and error codes, with their texts and statuses, come from
+`resolver.domain.codes`, so a code added there shows up here without a second
+list to keep in step; the examples' values are data
+(resolver/data/openapi_examples.json).
 """
 from __future__ import annotations
 
 import functools
+import json
 from http import HTTPStatus
+from importlib.resources import files
 from typing import Any, Callable, Iterable, TypeVar
 
 from drf_spectacular.extensions import OpenApiSerializerExtension
@@ -36,7 +40,7 @@ from resolver.api.base import ResolverApiView
 from resolver.api.exceptions import envelope_exception_handler
 from resolver.api.serializers import ResolveInputSerializer
 from resolver.conf import DEFAULTS
-from resolver.domain import errors
+from resolver.domain.codes import ErrorCode, Reason, WarningCode
 from resolver.domain.items import Kind, Method
 from resolver.domain.judgment import MAX_CANDIDATES
 from resolver.envelope import SCHEMA_VERSION
@@ -63,73 +67,29 @@ MAX_TEXT_LENGTH = DEFAULTS["MAX_TEXT_LENGTH"]
 MAX_COLLECTION_IDS = DEFAULTS["MAX_COLLECTION_IDS"]
 
 # Why a clarification was needed: `data.reason`, a stable code for programs.
-REASONS: dict[str, str] = {
-    "duplicate_titles": "Several live items match the reference exactly (ID, UID or title).",
-    "ambiguous": "Several candidates and no decision: the judge is off or unavailable, a tie, "
-                 "or the top candidate is below an approved threshold.",
-    "single_candidate": "One candidate and no decision (the judge off or unavailable, or below an approved "
-                        "threshold): the question is whether it is the item meant.",
-    "judge_no_match": "The judge's most probable option is `no_match`.",
-    "no_candidates": "Nothing matched the reference.",
-}
+REASONS: dict[str, str] = {reason.value: reason.description for reason in Reason}
 
 # --- error codes, by HTTP status -------------------------------------------
 
-_DOMAIN_ERRORS: tuple[type[errors.ResolverError], ...] = (
-    errors.InvalidRequest,
-    errors.CollectionNotFound,
-    errors.CalendarUnavailable,
-    errors.NoCalendarAccount,
-    errors.InternalError,
-)
+# What `ErrorCode.when` may name: the limits' defaults, as the document states them.
+_LIMITS = {"max_text_length": MAX_TEXT_LENGTH, "max_collection_ids": MAX_COLLECTION_IDS,
+           "max_body_bytes": DEFAULTS["MAX_BODY_BYTES"]}
 
 
 def error_codes_by_status() -> dict[int, tuple[str, ...]]:
     """Every stable error code the API can send, grouped by its HTTP status."""
     by_status: dict[int, list[str]] = {}
-    pairs = [(e.code, e.http_status) for e in _DOMAIN_ERRORS] + list(errors.HTTP_ONLY_CODES.items())
-    for code, status in pairs:
-        if code not in by_status.setdefault(status, []):
-            by_status[status].append(code)
+    for code in ErrorCode:
+        if code.in_api:
+            by_status.setdefault(code.http_status, []).append(code.value)
     return {status: tuple(codes) for status, codes in sorted(by_status.items())}
 
 
-_WHEN: dict[str, str] = {
-    "invalid_request": "The body is not a JSON object of the documented shape, breaks a limit "
-    f"(text over {MAX_TEXT_LENGTH} characters, more than {MAX_COLLECTION_IDS} collection IDs, "
-    f"a body over RESOLVER['MAX_BODY_BYTES'], {DEFAULTS['MAX_BODY_BYTES']} bytes by default), "
-    "or is not valid JSON or valid Unicode.",
-    "collection_not_found": "A collection ID names no collection on the calendar server.",
-    "no_calendar_account": "Per-user accounts are on (RESOLVER['ACCOUNT_BACKEND']) and the caller has "
-                           "connected no CalDAV account: connect one at /resolve/accounts/.",
-    "not_authenticated": "No credentials, or a token that is not valid.",
-    "permission_denied": "The credentials do not allow this (a session request without a CSRF token).",
-    "not_found": "No such path.",
-    "method_not_allowed": "The path does not take this HTTP method.",
-    "not_acceptable": "The Accept header excludes JSON.",
-    "unsupported_media_type": "The body is not application/json.",
-    "throttled": "Too many resolutions by this client; retry after `Retry-After` seconds.",
-    "internal_error": "A bug on our side; the body says nothing about internals.",
-    "calendar_unavailable": "The calendar server could not be read (down, timing out, refusing our credentials).",
-}
+@functools.cache
+def examples() -> dict[str, Any]:
+    """The document's example values (resolver/data/openapi_examples.json): data, not code."""
+    return json.loads(files("resolver").joinpath("data", "openapi_examples.json").read_text(encoding="utf-8"))
 
-_EXAMPLE_ERRORS: dict[str, tuple[str, dict[str, Any]]] = {
-    "invalid_request": (
-        f"`text` must be at most {MAX_TEXT_LENGTH} characters.",
-        {"field": "text", "max_length": MAX_TEXT_LENGTH},
-    ),
-    "collection_not_found": ("Unknown collection ID.", {"collection_ids": ["holidays"]}),
-    "no_calendar_account": (errors.NoCalendarAccount.default_message, {}),
-    "not_authenticated": ("Authentication credentials were not provided.", {}),
-    "permission_denied": ("CSRF Failed: CSRF token missing.", {}),
-    "not_found": ("Not found.", {}),
-    "method_not_allowed": ('Method "GET" not allowed.', {}),
-    "not_acceptable": ("Could not satisfy the request Accept header.", {}),
-    "unsupported_media_type": ('Unsupported media type "text/plain" in request.', {}),
-    "throttled": ("Request was throttled. Expected available in 12 seconds.", {"retry_after_seconds": 12}),
-    "internal_error": ("An unexpected error occurred.", {}),
-    "calendar_unavailable": ("The calendar server could not be read.", {"reason": "timeout"}),
-}
 
 # --- field helpers ----------------------------------------------------------
 
@@ -177,8 +137,7 @@ _METHODS = [m.value for m in Method]
 
 class WarningSerializer(serializers.Serializer):
     code = serializers.CharField(
-        help_text="Stable code: items_skipped, candidate_narrowed, judgment_unavailable, occurrence_outside_range "
-                  "(more may be added)."
+        help_text="Stable code (more may be added): " + " ".join(f"`{code}`: {code.description}" for code in WarningCode)
     )
     message = serializers.CharField()
     details = _details("Code-specific facts (counts, reasons); never user text or secrets.")
@@ -340,12 +299,13 @@ def _error_envelope(status: int, codes: tuple[str, ...]) -> serializers.Serializ
 
 
 def _error_example(status: int, code: str) -> OpenApiExample:
-    message, details = _EXAMPLE_ERRORS.get(code, ("", {}))
+    example = examples()["errors"].get(code, {"message": "", "details": {}})
+    message, details = example["message"], example["details"]
     return OpenApiExample(
         code,
         value={
             "schema_version": SCHEMA_VERSION,
-            "request_id": "req_0f8e2c1d4b5a49c6a7d8e9f001122334",
+            "request_id": examples()["request_ids"]["error"],
             "status": "error",
             "data": None,
             "warnings": [],
@@ -361,7 +321,7 @@ def error_responses(statuses: Iterable[int]) -> dict[int, OpenApiResponse]:
     responses: dict[int, OpenApiResponse] = {}
     for status in statuses:
         codes = by_status[status]
-        description = " ".join(f"`{code}`: {_WHEN.get(code, '')}" for code in codes)
+        description = " ".join(f"`{code}`: {ErrorCode(code).describe(**_LIMITS)}" for code in codes)
         responses[status] = OpenApiResponse(
             response=_error_envelope(status, codes),
             description=description,
@@ -392,151 +352,61 @@ _HEADERS: dict[int, OpenApiParameter] = {
 def response_headers(statuses: Iterable[int]) -> list[OpenApiParameter]:
     return [_HEADERS[status] for status in statuses if status in _HEADERS]
 
-# --- examples -----------------------------------------------------------------
-
-_READ_AT = "2026-03-10T08:15:02.114Z"
-_ITEM = {
-    "item_id": "itm_4f2d8c0a9b7e6d5c4b3a291807f6e5d4",
-    "uid": "t-portfolio",
-    "collection_id": "work",
-    "href": "/demo/work/not-the-uid-4711.ics",
-    "title": "Draft portfolio outline",
-    "etag": '"1700000000-42"',
-    "kind": "task",
-    "due": "2026-03-13T09:00:00+00:00",
-}
-_EVENT = {
-    "item_id": "itm_9a8b7c6d5e4f30211203f4e5d6c7b8a9",
-    "uid": "demo-weekly-sync",
-    "collection_id": "work",
-    "href": "/demo/work/demo-weekly-sync.ics",
-    "title": "Weekly sync",
-    "etag": '"1700000000-12"',
-    "kind": "event",
-    "start": "2025-03-11T09:00:00+00:00",
-    "occurrence": {"start": "2026-03-17T09:00:00+00:00", "end": "2026-03-17T10:00:00+00:00",
-                   "recurrence_id": "2026-03-17T09:00:00+00:00"},
-}
+# --- examples (their values are data: resolver/data/openapi_examples.json) ---------
 
 
-def _ok(name: str, summary: str, item: dict[str, Any]) -> OpenApiExample:
-    return OpenApiExample(
-        name,
-        summary=summary,
-        value={
-            "schema_version": SCHEMA_VERSION,
-            "request_id": "req_2b1f3c4d5e6f47a8b9c0d1e2f3a4b5c6",
-            "status": "ok",
-            "data": {**item, "method": "deterministic", "judgment_provenance": None, "read_at": _READ_AT},
-            "warnings": [],
-            "error": None,
-        },
-        status_codes=["200"],
-        response_only=True,
-    )
+def _example(name: str, value: dict[str, Any], *, summary: str | None = None) -> OpenApiExample:
+    return OpenApiExample(name, summary=summary, value=value, status_codes=["200"], response_only=True)
 
 
-RESOLVED_EXAMPLE = _ok("resolved", "Exactly one live item matches exactly", _ITEM)
-RESOLVED_EVENT_EXAMPLE = _ok("resolved_event", "A recurring event: act on `occurrence.recurrence_id`", _EVENT)
-
-_OFFSITE = [
-    {"item_id": "itm_a1b2c3d4e5f60718293a4b5c6d7e8f90", "uid": "t-offsite-personal", "collection_id": "personal",
-     "href": "/demo/personal/t-offsite-personal.ics", "title": "Team offsite planning",
-     "etag": '"1700000000-7"', "kind": "task", "due": None},
-    {"item_id": "itm_0f9e8d7c6b5a49382716f5e4d3c2b1a0", "uid": "t-offsite-work", "collection_id": "work",
-     "href": "/demo/work/0b1c9e4e-offsite.ics", "title": "Team offsite planning",
-     "etag": '"1700000000-9"', "kind": "task", "due": "2026-03-14T09:00:00+00:00"},
-]
-_DESIGN = [
-    {"item_id": "itm_5d4c3b2a1f0e49d8c7b6a5f4e3d2c1b0", "uid": "demo-design-review", "collection_id": "work",
-     "href": "/demo/work/demo-design-review.ics", "title": "Design review", "etag": '"1700000000-3"',
-     "kind": "event", "start": "2026-03-12T09:00:00+00:00",
-     "occurrence": {"start": "2026-03-12T09:00:00+00:00", "end": "2026-03-12T10:00:00+00:00",
-                    "recurrence_id": None}},
-    {"item_id": "itm_b0c1d2e3f4a5968778695a4b3c2d1e0f", "uid": "demo-design-retro", "collection_id": "work",
-     "href": "/demo/work/demo-design-retro.ics", "title": "Design retro", "etag": '"1700000000-4"',
-     "kind": "event", "start": "2026-03-14T09:00:00+00:00",
-     "occurrence": {"start": "2026-03-14T09:00:00+00:00", "end": "2026-03-14T10:00:00+00:00",
-                    "recurrence_id": None}},
-]
-_JUDGED = {"question": "reference_match.v1", "fingerprint": "sha256:3f1e...", "model": "jev-2026-01",
-           "jev_request_id": "jev_8c7b6a", "candidate_count": 2, "latency_ms": 412, "attempts": 1,
-           "backend": "jev", "probability_source": "service", "attempt_validity": ["valid"]}
+def _body(status: str, data: dict[str, Any], *, request_id: str,
+          warnings: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    return {"schema_version": SCHEMA_VERSION, "request_id": request_id, "status": status, "data": data,
+            "warnings": warnings or [], "error": None}
 
 
-def _clarification(reason: str, summary: str, prompt: str, candidates: list[dict[str, Any]], *,
-                   method: str | None, warnings: list[dict[str, Any]] | None = None,
-                   judged: dict[str, float] | None = None) -> OpenApiExample:
-    listed = []
-    for candidate in candidates:
-        entry = dict(candidate)
-        if judged is not None:
-            entry["probability"] = judged[candidate["uid"]]
-            entry["suggested"] = False
-        listed.append(entry)
-    return OpenApiExample(
-        reason,
-        summary=summary,
-        value={
-            "schema_version": SCHEMA_VERSION,
-            "request_id": "req_7c6b5a4f3e2d41c0b9a8f7e6d5c4b3a2",
-            "status": "needs_clarification",
-            "data": {
-                "reason": reason,
-                "questions": [{
-                    "id": "reference_selection",
-                    "prompt": prompt,
-                    "options": [{"label": c["title"], "value": c["item_id"]} for c in candidates],
-                }],
-                "candidates": listed,
-                "method": method,
-                "judgment_provenance": _JUDGED if judged is not None else None,
-                "read_at": _READ_AT,
-                "clarification_url": "https://resolver.example/resolve/clarify/eyJ0b2tlbiI6Ii4uLiJ9/",
-            },
-            "warnings": warnings or [],
-            "error": None,
-        },
-        status_codes=["200"],
-        response_only=True,
-    )
+def _resolved(example: dict[str, Any]) -> OpenApiExample:
+    data = examples()
+    item = data["items"][example["item"]]
+    return _example(example["name"], _body("ok", {**item, "method": "deterministic", "judgment_provenance": None,
+                                                 "read_at": data["read_at"]}, request_id=data["request_ids"]["ok"]),
+                    summary=example["summary"])
 
 
-_UNAVAILABLE = {"code": "judgment_unavailable",
-                "message": "The judgment service gave no usable answer; candidates are in search order.",
-                "details": {"reason": "disabled"}}
-CLARIFICATION_EXAMPLES = [
-    _clarification("duplicate_titles", "Two items share the title; the person chooses",
-                   "2 items match this reference exactly. Which one do you mean?", _OFFSITE, method="deterministic"),
-    _clarification("ambiguous", "Several candidates, the judge off: no decision",
-                   "Which item do you mean?", _DESIGN, method=None, warnings=[_UNAVAILABLE]),
-    _clarification("judge_no_match", "The judge's most probable option is no_match",
-                   "None of these items seems to match the reference. Which item do you mean?", _DESIGN,
-                   method="semantic", judged={"demo-design-review": 0.21, "demo-design-retro": 0.09}),
-    _clarification("no_candidates", "Nothing matched",
-                   "Nothing matches this reference. Rephrase it, or use more of the item's title.", [],
-                   method=None),
-]
-REQUEST_EXAMPLE = OpenApiExample(
-    "reference",
-    value={"text": "draft the portfolio outline", "kind": "task", "collection_ids": ["work"],
-           "time_zone": "Europe/Berlin"},
-    request_only=True,
-)
-COLLECTIONS_EXAMPLE = OpenApiExample(
-    "collections",
-    value={
-        "schema_version": SCHEMA_VERSION,
-        "request_id": "req_5e4d3c2b1a0f49e8d7c6b5a493827160",
-        "status": "ok",
-        "data": {"collections": [{"collection_id": "personal", "display_name": "Personal"},
-                                 {"collection_id": "work", "display_name": "Work"}]},
-        "warnings": [],
-        "error": None,
-    },
-    status_codes=["200"],
-    response_only=True,
-)
+def _clarification(example: dict[str, Any]) -> OpenApiExample:
+    data = examples()
+    reason = Reason(example["reason"])
+    named = example["candidates"]
+    candidates = data["items"][named] if isinstance(named, str) else named
+    judged = example.get("judged")
+    listed = [{**c, "probability": judged[c["uid"]], "suggested": False} if judged is not None else dict(c)
+              for c in candidates]
+    value = {
+        "reason": reason.value,
+        "questions": [{
+            "id": "reference_selection",
+            "prompt": example["prompt"],
+            "options": [{"label": c["title"], "value": c["item_id"]} for c in candidates],
+        }],
+        "candidates": listed,
+        "method": example["method"],
+        "judgment_provenance": data["judgment_provenance"] if judged is not None else None,
+        "read_at": data["read_at"],
+        "clarification_url": data["clarification_url"],
+    }
+    return _example(reason.value, _body("needs_clarification", value, request_id=data["request_ids"][
+        "needs_clarification"], warnings=example.get("warnings")), summary=example["summary"])
+
+
+def _collections() -> OpenApiExample:
+    data = examples()
+    return _example("collections", _body("ok", {"collections": data["collections"]},
+                                         request_id=data["request_ids"]["collections"]))
+
+
+def _request() -> OpenApiExample:
+    return OpenApiExample("reference", value=examples()["request"], request_only=True)
+
 
 # --- the decorators the views wear -------------------------------------------
 
@@ -570,7 +440,8 @@ def resolve_schema(func: F) -> F:
             **error_responses(_RESOLVE_ERRORS),
         },
         parameters=response_headers(_RESOLVE_ERRORS),
-        examples=[REQUEST_EXAMPLE, RESOLVED_EXAMPLE, RESOLVED_EVENT_EXAMPLE, *CLARIFICATION_EXAMPLES],
+        examples=[_request(), *(_resolved(e) for e in examples()["resolved"]),
+                  *(_clarification(e) for e in examples()["clarifications"])],
         tags=["resolver"],
     )(_spectacular(func))
 
@@ -584,7 +455,7 @@ def collections_schema(func: F) -> F:
             **error_responses(_COLLECTIONS_ERRORS),
         },
         parameters=response_headers(_COLLECTIONS_ERRORS),
-        examples=[COLLECTIONS_EXAMPLE],
+        examples=[_collections()],
         tags=["resolver"],
     )(_spectacular(func))
 

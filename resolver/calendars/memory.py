@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone, tzinfo
 from typing import Sequence
 
-from resolver.calendars.base import FetchResult
+from resolver.domain.ports import FetchResult
 from resolver.domain.errors import CollectionNotFound
 from resolver.domain.items import Collection, Item, Kind
 

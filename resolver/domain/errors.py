@@ -7,12 +7,24 @@ from __future__ import annotations
 
 from typing import Any
 
+from resolver.domain.codes import EXIT_CLARIFICATION, ErrorCode  # noqa: F401  (the command's exit code)
+
 
 class ResolverError(Exception):
-    code: str = "internal_error"
-    http_status: int = 500
+    """Each subclass names its ErrorCode; the HTTP status and the exit code come with it."""
+
+    code: ErrorCode = ErrorCode.INTERNAL_ERROR
+    # Class attributes, read from `code` (resolver.domain.codes) for every subclass.
+    http_status: int = ErrorCode.INTERNAL_ERROR.http_status
     exit_code: int = 1
     default_message: str = "An unexpected error occurred."
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.code.exit_code is None:
+            raise TypeError(f"{cls.code} is the HTTP door's own code, not an exception's")
+        cls.http_status = cls.code.http_status
+        cls.exit_code = cls.code.exit_code
 
     def __init__(self, message: str | None = None, *, details: dict[str, Any] | None = None) -> None:
         self.message = message or self.default_message
@@ -21,23 +33,17 @@ class ResolverError(Exception):
 
 
 class InvalidRequest(ResolverError):
-    code = "invalid_request"
-    http_status = 400
-    exit_code = 2
+    code = ErrorCode.INVALID_REQUEST
     default_message = "The request is not valid."
 
 
 class CollectionNotFound(ResolverError):
-    code = "collection_not_found"
-    http_status = 400
-    exit_code = 2
+    code = ErrorCode.COLLECTION_NOT_FOUND
     default_message = "No such collection."
 
 
 class CalendarUnavailable(ResolverError):
-    code = "calendar_unavailable"
-    http_status = 503
-    exit_code = 4
+    code = ErrorCode.CALENDAR_UNAVAILABLE
     default_message = "The calendar server could not be read."
 
 
@@ -48,18 +54,14 @@ class InternalError(ResolverError):
 class NotACandidate(ResolverError):
     """A selection names an item the clarification did not offer."""
 
-    code = "not_a_candidate"
-    http_status = 400
-    exit_code = 2
+    code = ErrorCode.NOT_A_CANDIDATE
     default_message = "The item was not offered for this question."
 
 
 class CandidateGone(ResolverError):
     """A selection names an offered item that is no longer live on the server."""
 
-    code = "candidate_gone"
-    http_status = 409
-    exit_code = 2
+    code = ErrorCode.CANDIDATE_GONE
     default_message = "That item no longer exists or is no longer open."
 
 
@@ -69,9 +71,7 @@ class NoCalendarAccount(ResolverError):
     Never a fallback to anyone else's calendar: the caller is told to connect one.
     """
 
-    code = "no_calendar_account"
-    http_status = 409
-    exit_code = 2
+    code = ErrorCode.NO_CALENDAR_ACCOUNT
     default_message = "You have not connected a calendar account. Add one at the accounts page."
 
 
@@ -81,51 +81,31 @@ class AccountRejected(ResolverError):
     `details.reason`: unauthorized, unreachable, not_caldav, address_not_allowed, invalid.
     """
 
-    code = "account_rejected"
-    http_status = 400
-    exit_code = 2
+    code = ErrorCode.ACCOUNT_REJECTED
     default_message = "The calendar account could not be verified."
 
 
-# Codes that only the HTTP door produces (authentication, routing, throttling).
-# They live here too so that every code is declared in one module.
-HTTP_ONLY_CODES: dict[str, int] = {
-    "not_authenticated": 401,
-    "permission_denied": 403,
-    "not_found": 404,
-    "method_not_allowed": 405,
-    "not_acceptable": 406,
-    "unsupported_media_type": 415,
-    "throttled": 429,
-}
-
-# The command's exit code for any clarification (not an error: no exception).
-EXIT_CLARIFICATION = 3
+# Codes that only the HTTP door produces (authentication, routing, throttling), with their status.
+HTTP_ONLY_CODES: dict[str, int] = {code.value: code.http_status for code in ErrorCode if code.http_only}
 
 
 class OccurrenceGone(ResolverError):
     """A selection names an offered event whose offered occurrence is no longer live
     (it ended, was cancelled or excluded, or a single event moved)."""
 
-    code = "occurrence_gone"
-    http_status = 409
-    exit_code = 2
+    code = ErrorCode.OCCURRENCE_GONE
     default_message = "The occurrence you were shown is no longer on the calendar."
 
 
 class ClarificationNotFound(ResolverError):
     """A clarification token that is tampered, malformed, or another caller's: all look alike."""
 
-    code = "clarification_not_found"
-    http_status = 404
-    exit_code = 2
+    code = ErrorCode.CLARIFICATION_NOT_FOUND
     default_message = "This clarification is not valid."
 
 
 class ClarificationExpired(ResolverError):
     """A genuine clarification token of this caller, older than CLARIFICATION_MAX_AGE_SECONDS."""
 
-    code = "clarification_expired"
-    http_status = 410
-    exit_code = 2
+    code = ErrorCode.CLARIFICATION_EXPIRED
     default_message = "This clarification has expired; resolve the reference again."

@@ -17,13 +17,13 @@ from enum import Enum
 from typing import Any
 
 from resolver import deadline
-from resolver.calendars.base import FetchResult
 from resolver.domain import judgment as jdg
+from resolver.domain.codes import JUDGE_OFF_MESSAGE, JudgmentFailure, Reason, WarningCode
 from resolver.domain.items import Item, Kind, Method, Occurrence, normalise
 from resolver.domain.matching import Pool, build_pool, exact_matches
 from resolver.domain.times import TimeRange, in_range, occurrence_for, occurrences_in
 # The request and the ports live in their own modules; importable from here too.
-from resolver.domain.ports import CalendarSource, Judge, NoThresholds, ThresholdPolicy  # noqa: F401
+from resolver.domain.ports import CalendarSource, FetchResult, Judge, NoThresholds, ThresholdPolicy  # noqa: F401
 from resolver.domain.requests import ResolveRequest, parse_request  # noqa: F401
 from resolver.domain.timeexpr import find_time_expression
 from resolver.domain.wordforms import DEFAULT_LANGUAGE
@@ -38,9 +38,14 @@ class Status(str, Enum):
 class OutcomeWarning:
     """A fact the caller should know (`candidate_narrowed` ...); not Python's Warning."""
 
-    code: str
+    code: WarningCode
     message: str
     details: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, code: WarningCode, **details: Any) -> OutcomeWarning:
+        """The warning with its one message (resolver.domain.codes)."""
+        return cls(code=code, message=code.message, details=details)
 
 
 @dataclass(frozen=True)
@@ -68,9 +73,8 @@ class Outcome:
     # By item ID: the occurrence the reference names (inside its time range),
     # else the next live one. Events only; filled by the pipeline.
     occurrences: dict[str, Occurrence] = field(default_factory=dict)
-    # Why a clarification was needed, for programs: duplicate_titles,
-    # ambiguous, single_candidate, judge_no_match, no_candidates. None when resolved.
-    reason: str | None = None
+    # Why a clarification was needed, for programs (resolver.domain.codes.Reason). None when resolved.
+    reason: Reason | None = None
     # When the calendar was read for this request (aware, UTC).
     read_at: datetime | None = None
 
@@ -121,7 +125,7 @@ def resolve(
                        "if yours is missing.")
         return Outcome(
             status=Status.NEEDS_CLARIFICATION, method=Method.DETERMINISTIC, candidates=listed,
-            reason="duplicate_titles", prompt=prompt,
+            reason=Reason.DUPLICATE_TITLES, prompt=prompt,
             warnings=warnings + _narrowed(matched=len(exact), kept=len(listed)),
             occurrences=_occurrences(listed, None, tz), timings=timings, **base,
         )
@@ -148,7 +152,7 @@ def resolve(
     warnings += _outside_range_warning(candidates, occurrences, time_range)
     if not candidates:
         return Outcome(
-            status=Status.NEEDS_CLARIFICATION, method=None, reason="no_candidates",
+            status=Status.NEEDS_CLARIFICATION, method=None, reason=Reason.NO_CANDIDATES,
             prompt="Nothing matches this reference. Rephrase it, or use more of the item's title.",
             warnings=warnings, timings=timings, **base,
         )
@@ -161,16 +165,16 @@ def resolve(
     numbering = {number: item.item_id for number, item in enumerate(candidates, start=1)}
     judging_started = time.perf_counter()
     # Past the resolution's deadline the judge is not asked: a clarification, in search order.
-    judgment = (jdg.JudgmentUnavailable(reason="timeout", detail="resolution budget spent") if deadline.expired()
+    judgment = (jdg.JudgmentUnavailable(reason=JudgmentFailure.TIMEOUT.value, detail="resolution budget spent") if deadline.expired()
                 else judge.judge(question, request_id=request_id))
     timings["judgment_ms"] = _ms(time.perf_counter() - judging_started)
 
     if isinstance(judgment, jdg.JudgmentUnavailable):
         warnings += (OutcomeWarning(
-            code="judgment_unavailable",
+            code=WarningCode.JUDGMENT_UNAVAILABLE,
             # The embedded default has no judge: say so, rather than that a service failed.
-            message=("The judge is off; candidates are in search order." if judgment.reason == "disabled"
-                     else "The judgment service gave no usable answer; candidates are in search order."),
+            message=(JUDGE_OFF_MESSAGE if judgment.reason == JudgmentFailure.DISABLED
+                     else WarningCode.JUDGMENT_UNAVAILABLE.message),
             details={"reason": judgment.reason},
         ),)
         return Outcome(
@@ -206,7 +210,7 @@ def resolve(
     return Outcome(
         status=Status.NEEDS_CLARIFICATION, method=Method.SEMANTIC, candidates=ranked,
         suggested_item_id=suggested,
-        reason="judge_no_match" if top_is_no_match else _unsure(ranked),
+        reason=Reason.JUDGE_NO_MATCH if top_is_no_match else _unsure(ranked),
         suggested_probability=probabilities.get(suggested) if suggested else None,
         prompt=_prompt(pool, top_is_no_match=top_is_no_match, single=len(ranked) == 1), **shared, **base,
     )
@@ -260,11 +264,7 @@ def _outside_range_warning(items: tuple[Item, ...], occurrences: dict[str, Occur
                and not time_range.overlaps(occurrences[item.item_id].start, occurrences[item.item_id].end)]
     if not outside:
         return ()
-    return (OutcomeWarning(
-        code="occurrence_outside_range",
-        message="No occurrence of these events falls in the time the reference names; the nearest is shown.",
-        details={"item_ids": outside},
-    ),)
+    return (OutcomeWarning.of(WarningCode.OCCURRENCE_OUTSIDE_RANGE, item_ids=outside),)
 
 
 def _facts(item: Item, occurrence: Occurrence | None) -> jdg.CandidateFacts:
@@ -272,9 +272,9 @@ def _facts(item: Item, occurrence: Occurrence | None) -> jdg.CandidateFacts:
     return jdg.facts_from_item(item, occurrence)
 
 
-def _unsure(candidates: tuple[Item, ...]) -> str:
+def _unsure(candidates: tuple[Item, ...]) -> Reason:
     """One candidate is a yes-or-no question, not a choice among several."""
-    return "single_candidate" if len(candidates) == 1 else "ambiguous"
+    return Reason.SINGLE_CANDIDATE if len(candidates) == 1 else Reason.AMBIGUOUS
 
 
 def _prompt(pool: Pool, *, top_is_no_match: bool, single: bool = False) -> str:
@@ -297,28 +297,18 @@ def _narrowed_warning(pool: Pool) -> tuple[OutcomeWarning, ...]:
 def _narrowed(*, matched: int, kept: int) -> tuple[OutcomeWarning, ...]:
     if matched <= kept:
         return ()
-    return (OutcomeWarning(
-        code="candidate_narrowed",
-        message="More items matched than can be listed; only the best matches are candidates.",
-        details={"matched": matched, "kept": kept},
-    ),)
+    return (OutcomeWarning.of(WarningCode.CANDIDATE_NARROWED, matched=matched, kept=kept),)
 
 
 def _skipped_warning(fetched: FetchResult) -> tuple[OutcomeWarning, ...]:
     found: tuple[OutcomeWarning, ...] = ()
     if fetched.skipped:
         reasons = Counter(s.reason for s in fetched.skipped)
-        found += (OutcomeWarning(
-            code="items_skipped",
-            message="Some calendar resources could not be read and were skipped.",
-            details={"count": len(fetched.skipped), "reasons": dict(sorted(reasons.items()))},
-        ),)
+        found += (OutcomeWarning.of(WarningCode.ITEMS_SKIPPED, count=len(fetched.skipped),
+                                    reasons=dict(sorted(reasons.items()))),)
     if fetched.server_filter_skipped:
-        found += (OutcomeWarning(
-            code="server_filter_skipped",
-            message="The calendar server failed on its own time-range filter; events were read without it.",
-            details={"collection_ids": list(fetched.server_filter_skipped)},
-        ),)
+        found += (OutcomeWarning.of(WarningCode.SERVER_FILTER_SKIPPED,
+                                    collection_ids=list(fetched.server_filter_skipped)),)
     return found
 
 

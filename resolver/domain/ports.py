@@ -7,14 +7,36 @@ imports Django.
 """
 from __future__ import annotations
 
-from datetime import tzinfo
-from typing import TYPE_CHECKING, Protocol, Sequence, runtime_checkable
+from dataclasses import dataclass, field
+from datetime import datetime, tzinfo
+from typing import Protocol, Sequence, runtime_checkable
 
-from resolver.domain.items import Collection, Kind
+from resolver.domain.items import Collection, Item, Kind
 from resolver.domain.judgment import Judgment, JudgmentUnavailable, Question, ThresholdRule
 
-if TYPE_CHECKING:  # the calendar layer's result type; imported for annotations only
-    from resolver.calendars.base import FetchResult
+
+@dataclass(frozen=True)
+class SkippedResource:
+    """A calendar resource a backend could not read: counted in the `items_skipped` warning."""
+
+    href: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class FetchResult:
+    """What `CalendarSource.fetch` returns: the live items, and what the read cost and left out."""
+
+    items: tuple[Item, ...]
+    skipped: tuple[SkippedResource, ...] = ()
+    # Round trips to the server, for the benchmarks and the request log.
+    requests: int = 0
+    collections_searched: tuple[str, ...] = field(default=())
+    # When this fetch read the calendar (aware, UTC): the envelope's `read_at`.
+    read_at: datetime | None = None
+    # Collections read without the server's time-range filter because the
+    # server failed on it (now or recently): the `server_filter_skipped` warning.
+    server_filter_skipped: tuple[str, ...] = ()
 
 
 @runtime_checkable

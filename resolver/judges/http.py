@@ -18,6 +18,8 @@ from typing import Any
 
 import requests
 
+from resolver.domain.codes import http_reason
+
 logger = logging.getLogger("resolver.judges")
 
 INITIAL_BACKOFF_SECONDS = 0.25
@@ -26,18 +28,44 @@ _RETRYABLE_STATUSES = frozenset({408, 429})
 # Longest header value we copy from a response or send as our request ID.
 MAX_HEADER_VALUE = 200
 
-_session: requests.Session | None = None
-_session_lock = threading.Lock()
 
 
-def get_session() -> requests.Session:
-    """One Session per process, so keep-alive connections are reused across requests."""
-    global _session
-    if _session is None:
-        with _session_lock:
-            if _session is None:
-                _session = requests.Session()
-    return _session
+class JudgeConnections:
+    """What one judge keeps between requests: its HTTP Session and what it learnt of its server.
+
+    A judge object owns one (a field it is built with); the process keeps one
+    judge per configuration (resolver.judges.registry.JudgeRegistry), so keep-
+    alive connections and the learnt facts last as long as that configuration
+    is in use, and two servers never share either.
+    """
+
+    def __init__(self, session_factory: Callable[[], requests.Session] = requests.Session) -> None:
+        self._session_factory = session_factory
+        self._session: requests.Session | None = None
+        self._learnt: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def session(self) -> requests.Session:
+        with self._lock:
+            if self._session is None:
+                self._session = self._session_factory()
+            return self._session
+
+    def learnt(self, name: str, default: str) -> str:
+        with self._lock:
+            return self._learnt.get(name, default)
+
+    def learn(self, name: str, value: str) -> None:
+        with self._lock:
+            self._learnt[name] = value
+
+    def close(self) -> None:
+        """Close the Session's connections and forget what was learnt (the judge is dropped)."""
+        with self._lock:
+            session, self._session = self._session, None
+            self._learnt.clear()
+        if session is not None:
+            session.close()
 
 
 def is_retryable_status(status: int) -> bool:
@@ -95,6 +123,7 @@ class Exchange:
 
 def post_json(
     *,
+    session: requests.Session,
     url: str,
     payload: bytes,
     headers: Mapping[str, str],
@@ -119,7 +148,7 @@ def post_json(
         began = clock()
         retry_after: float | None = None
         try:
-            response = get_session().post(url, data=payload, headers=dict(headers), timeout=timeout)
+            response = session.post(url, data=payload, headers=dict(headers), timeout=timeout)
         except requests.Timeout:
             last, retry = Exchange(reason="timeout", attempts=attempts), True
         except requests.ConnectionError:
@@ -133,7 +162,7 @@ def post_json(
             if status != 200:
                 retry = is_retryable_status(status)
                 retry_after = retry_after_seconds(response.headers) if retry else None
-                last = Exchange(reason=f"http_{status}", attempts=attempts, status=status,
+                last = Exchange(reason=http_reason(status), attempts=attempts, status=status,
                                 error_body=response.content[:4096], server_request_id=server_id)
             else:
                 try:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import requests
 
+from resolver.domain.codes import http_reason
 from resolver.domain.judgment import (
     DefectiveAnswer,
     Judgment,
@@ -34,7 +35,6 @@ ENDPOINT_PATH = "/v1/systemone"
 JEV_REQUEST_ID_HEADER = "x-typesafe-request-id"
 # Shared with the OpenAI-compatible judge (resolver/judges/http.py); the old
 # private names stay importable here.
-_get_session = http.get_session
 _is_retryable_status = http.is_retryable_status
 _header_safe = http.header_safe
 retry_after_seconds = http.retry_after_seconds
@@ -65,6 +65,8 @@ class JevJudge:
     budget_seconds: float
     sleep: Callable[[float], None] = field(default=time.sleep, repr=False, compare=False)
     clock: Callable[[], float] = field(default=time.monotonic, repr=False, compare=False)
+    # Its Session (keep-alive connections reused across requests); not part of its identity.
+    connections: http.JudgeConnections = field(default_factory=http.JudgeConnections, repr=False, compare=False)
 
     backend = "jev"
 
@@ -164,7 +166,7 @@ class JevJudge:
         timeout = (min(self.connect_timeout, remaining), min(self.read_timeout, remaining))
         began = self.clock()
         try:
-            response = _get_session().post(self.url, data=payload, headers=headers, timeout=timeout)
+            response = self.connections.session().post(self.url, data=payload, headers=headers, timeout=timeout)
         except requests.Timeout:
             attempt = _Attempt(reason="timeout", retry=True)
         except requests.ConnectionError:
@@ -193,7 +195,7 @@ class JevJudge:
         if status != 200:
             retry = _is_retryable_status(status)
             return _Attempt(
-                reason=f"http_{status}",
+                reason=http_reason(status),
                 retry=retry,
                 retry_after=retry_after_seconds(response.headers) if retry else None,
                 status=status,

@@ -18,7 +18,6 @@ import json
 import logging
 import math
 import re
-import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -50,29 +49,6 @@ _REFUSED_FIELD_STATUSES = frozenset({400, 422})
 _VALUE_START = re.compile(r'"candidate_number"\s*:\s*')
 _OPTION_TOKEN = re.compile(r"\s*([0-9]+|null)[\s,}]*")
 
-# Base URL -> the response_format mode it accepted. Learnt on first refusal of
-# json_schema, kept for the process: asking again on every request would cost
-# a round trip each time.
-_modes: dict[str, str] = {}
-_modes_lock = threading.Lock()
-
-
-def response_mode(base_url: str) -> str:
-    with _modes_lock:
-        return _modes.get(base_url, "json_schema")
-
-
-def _remember_mode(base_url: str, mode: str) -> None:
-    with _modes_lock:
-        _modes[base_url] = mode
-
-
-def forget_modes() -> None:
-    """For tests: start again from json_schema for every server."""
-    with _modes_lock:
-        _modes.clear()
-
-
 @dataclass(frozen=True, kw_only=True)
 class OpenAIJudge:
     base_url: str
@@ -85,6 +61,10 @@ class OpenAIJudge:
     corrections: int = 1
     sleep: Callable[[float], None] = field(default=time.sleep, repr=False, compare=False)
     clock: Callable[[], float] = field(default=time.monotonic, repr=False, compare=False)
+    # Its Session, and the response_format mode its server accepted: learnt on the
+    # first refusal of json_schema and kept while this judge is (asking again on
+    # every request would cost a round trip each time).
+    connections: http.JudgeConnections = field(default_factory=http.JudgeConnections, repr=False, compare=False)
 
     backend = chat.BACKEND
 
@@ -110,6 +90,9 @@ class OpenAIJudge:
     @property
     def url(self) -> str:
         return self.base_url.rstrip("/") + ENDPOINT_PATH
+
+    def response_mode(self) -> str:
+        return self.connections.learnt("response_mode", "json_schema")
 
     @property
     def fingerprint(self) -> str:
@@ -155,7 +138,7 @@ class OpenAIJudge:
         corrections_left = self.corrections
         attempts = 0
         validity: list[str] = []
-        mode = response_mode(self.base_url)
+        mode = self.response_mode()
 
         def unavailable(reason: str, detail: str = "") -> JudgmentUnavailable:
             return JudgmentUnavailable(reason=reason, attempts=attempts, latency_ms=self._elapsed_ms(start),
@@ -163,7 +146,7 @@ class OpenAIJudge:
 
         while True:
             exchange = http.post_json(
-                url=self.url, payload=self._payload(messages, mode), headers=headers,
+                session=self.connections.session(), url=self.url, payload=self._payload(messages, mode), headers=headers,
                 connect_timeout=self.connect_timeout, read_timeout=self.read_timeout,
                 deadline=deadline, clock=self.clock, sleep=self.sleep,
                 request_id_header=REQUEST_ID_HEADER, label="openai",
@@ -176,8 +159,8 @@ class OpenAIJudge:
                     mode = "json_object"
                     continue
                 return unavailable(exchange.reason, exchange.detail)
-            if mode != response_mode(self.base_url):
-                _remember_mode(self.base_url, mode)
+            if mode != self.response_mode():
+                self.connections.learn("response_mode", mode)
             try:
                 content, model, logprobs = _read_completion(exchange.body)
             except DefectiveAnswer as defect:

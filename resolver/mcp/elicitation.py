@@ -9,14 +9,18 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Collection
 
+from resolver.domain.codes import WarningCode
+
 FIELD = "item_id"
 NONE_OF_THESE = "none"
 
 
 def message(envelope: dict[str, Any]) -> str:
     prompt = envelope["data"]["questions"][0]["prompt"]
-    if any(w.get("code") == "occurrence_outside_range" for w in envelope.get("warnings", [])):
-        prompt += " No occurrence falls in the time named; the nearest is shown."
+    for code in WarningCode:
+        # The warnings a person choosing needs to know of, in their words (the others are for programs).
+        if code.note and any(w.get("code") == code for w in envelope.get("warnings", [])):
+            prompt += " " + code.note
     return f"{prompt} Choose one, or \"None of these\"."
 
 

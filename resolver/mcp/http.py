@@ -45,6 +45,7 @@ from starlette.types import Message, Receive, Scope, Send
 
 from resolver import services
 from resolver.conf import resolver_settings
+from resolver.envelope import clarification_link
 from resolver.mcp import server as mcp_server
 from resolver.mcp.tools import RESOLVE, Tools
 from resolver.oauth import resource
@@ -139,10 +140,8 @@ class HttpTools:
 def _page_instead(ctx: Any, params: types.CallToolRequestParams,
                   outcome: types.CallToolResult) -> types.CallToolResult | types.InputRequiredResult:
     envelope = outcome.structured_content or {}
-    data = envelope.get("data") or {}
-    url = data.get("clarification_url")
-    if (envelope.get("status") != "needs_clarification" or not data.get("candidates") or not url
-            or ctx.session.protocol_version not in MODERN_PROTOCOL_VERSIONS or not _url_only(ctx)
+    url = clarification_link(envelope)
+    if (url is None or ctx.session.protocol_version not in MODERN_PROTOCOL_VERSIONS or not _url_only(ctx)
             or OPEN_PAGE in (params.input_responses or {})):
         return outcome
     question = types.ElicitRequest(params=types.ElicitRequestURLParams(

@@ -18,6 +18,7 @@ from django.views.decorators.http import require_http_methods
 
 from resolver import services
 from resolver.clarifications import ClarificationClaims
+from resolver.domain.codes import Reason
 from resolver.domain.errors import (
     CalendarUnavailable, CandidateGone, ClarificationExpired, ClarificationNotFound, NotACandidate,
     OccurrenceGone, ResolverError,
@@ -144,13 +145,15 @@ def _clarification_page(request: HttpRequest, claims: ClarificationClaims, *, ne
     except ResolverError as err:
         return _error_page(request, status=err.http_status, title="Something went wrong",
                            message=_plain(err.message))
+    reason = Reason.for_page(claims.reason, has_candidates=bool(claims.candidate_ids))
     context: dict[str, Any] = {
         "cards": [{"candidate": c, "when": card_when(c)} for c in candidates],
         "candidates": candidates,
         "choosable": any(c.choosable for c in candidates),
         "has_suggestion": any(c.suggested and c.choosable for c in candidates),
         "kind": claims.kind.value,
-        "reason": claims.reason or ("no_candidates" if not claims.candidate_ids else "ambiguous"),
+        "reason": reason,
+        "heading": reason.page_heading(claims.kind.value),
         "next": next_url or "",
         "search_again_url": _search_again_url(claims, next_url),
         "error": error,

@@ -31,7 +31,7 @@ import requests
 from lxml import etree
 
 from resolver import services
-from resolver.calendars.base import FetchResult
+from resolver.domain.ports import FetchResult
 from resolver.calendars.caldav import CalDAVCalendar
 from resolver.domain.errors import ResolverError
 from resolver.domain.items import Item, Kind, normalise

@@ -52,7 +52,7 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 
-from resolver.judges import http as judge_http
+from resolver import services
 
 from tests.support.jev_contract_server import Behaviour, responder
 
@@ -169,13 +169,14 @@ def hand_set_responder(
 def fresh_jev_session(monkeypatch: pytest.MonkeyPatch) -> None:
     """Give the judge a new requests Session for this test.
 
-    The judge keeps one Session per process, and every contract server listens
+    The process keeps one judge, with its Session, per configuration (resolver/judges/registry.py),
+    and every contract server listens
     on a new port: after about ten of them the Session's pool manager is full,
     and with the installed urllib3 (urllib3-future) several threads asking
     for a new host at once can wait forever for a pool to evict. One Jev host
     per process, as in production, never gets there.
     """
-    monkeypatch.setattr(judge_http, "_session", None)
+    services.judges().clear()
 
 
 def run_command(*args: str) -> tuple[int, str, str]:

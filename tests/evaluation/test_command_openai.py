@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
+from resolver import services
 from resolver.domain import chat
 from resolver.domain.judgment import NO_MATCH
-from resolver.judges import openai as openai_judge
 from resolver.models import ApprovedThreshold
 from tests.evaluation.scripted import (
     ANSWERS,
@@ -59,7 +59,7 @@ def hand_set_chat() -> oai.Behaviour:
 @pytest.fixture
 def server(settings: Any, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> Iterator[Any]:
     fresh_jev_session(monkeypatch)
-    openai_judge.forget_modes()
+    services.judges().clear()
     logprobs = getattr(request, "param", True)
     with oai.OpenAIContractServer(default=hand_set_chat(), logprobs=logprobs) as running:
         settings.RESOLVER = {"JUDGE_BACKEND": "resolver.judges.openai.OpenAIJudge", "OPENAI_BASE_URL": running.url,

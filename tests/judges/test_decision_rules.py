@@ -17,9 +17,9 @@ from django.core.cache import cache
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from resolver import services
 from resolver.domain import chat
 from resolver.domain.judgment import QUESTION_ID, question_fingerprint
-from resolver.judges import openai as openai_judge
 from resolver.models import ApprovedThreshold
 from tests.support import jev_contract_server as jev
 from tests.support import openai_contract_server as oai
@@ -65,7 +65,7 @@ def backend(request: pytest.FixtureRequest) -> Iterator[Backend]:
                 no_match=lambda p=0.9: jev.no_match(p), defective=lambda: jev.defective("bad_sum"),
             )
     else:
-        openai_judge.forget_modes()
+        services.judges().clear()
         with oai.OpenAIContractServer() as server:
             yield Backend(
                 name="openai", server=server, model=oai.DEFAULT_MODEL, fingerprint=chat.chat_fingerprint(),
@@ -183,7 +183,7 @@ def test_defective__judgment_unavailable(api: APIClient, backend: Backend) -> No
 
 
 def test_advice_only__marks_the_suggestion_and_never_resolves(radicale: Any, settings: Any) -> None:
-    openai_judge.forget_modes()
+    services.judges().clear()
     with oai.OpenAIContractServer(logprobs=False) as server:
         backend = Backend(name="openai", server=server, model=oai.DEFAULT_MODEL,
                           fingerprint=chat.chat_fingerprint(), settings={}, decisive=oai.choose,

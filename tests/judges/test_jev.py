@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 from typing import Any
@@ -18,8 +19,9 @@ from resolver.domain.judgment import (
     Question,
     build_question,
 )
+from resolver import services
 from resolver.judges import DisabledJudge, JevJudge, Judge, judge_from_settings
-from resolver.judges import jev as jev_module
+from resolver.judges.http import JudgeConnections
 from resolver.judges.jev import retry_after_seconds
 
 BASE = "https://jev.test"
@@ -340,8 +342,8 @@ def test_judge__an_internal_error_becomes_unavailable(fake_time: FakeTime, quest
     def broken_session() -> requests.Session:
         raise RuntimeError(f"boom {KEY}")
 
-    monkeypatch.setattr(jev_module, "_get_session", broken_session)
-    result = make_judge(fake_time).judge(question, request_id="r1")
+    judge = dataclasses.replace(make_judge(fake_time), connections=JudgeConnections(session_factory=broken_session))
+    result = judge.judge(question, request_id="r1")
     assert isinstance(result, JudgmentUnavailable)
     assert result.reason == "internal_error"
     assert KEY not in repr(result)
@@ -373,9 +375,12 @@ def test_judge__logs_one_line_per_attempt_without_secrets_or_text(
         assert secret not in result.detail
 
 
-def test_session__is_shared_per_process() -> None:
-    assert jev_module._get_session() is jev_module._get_session()
-    assert isinstance(jev_module._get_session(), requests.Session)
+def test_session__is_shared_per_process(fake_time: FakeTime) -> None:
+    """One Session per judge, and one judge per configuration in the process's registry."""
+    judge = services.judges().shared(make_judge(fake_time))
+    assert services.judges().shared(make_judge(fake_time)) is judge
+    assert judge.connections.session() is judge.connections.session()
+    assert isinstance(judge.connections.session(), requests.Session)
 
 
 def test_judges__satisfy_the_protocol(fake_time: FakeTime) -> None:

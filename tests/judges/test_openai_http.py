@@ -11,8 +11,8 @@ import requests
 import responses
 from django.test import override_settings
 
+from resolver import services
 from resolver.domain.judgment import CandidateFacts, Judgment, JudgmentUnavailable, Question, build_question
-from resolver.judges import openai as openai_judge
 from resolver.judges.disabled import DisabledJudge
 from resolver.judges.jev import JevJudge
 from resolver.judges.openai import OpenAIJudge
@@ -38,9 +38,9 @@ class FakeTime:
 
 @pytest.fixture(autouse=True)
 def fresh_modes() -> Any:
-    openai_judge.forget_modes()
+    services.judges().clear()
     yield
-    openai_judge.forget_modes()
+    services.judges().clear()
 
 
 @pytest.fixture
@@ -135,12 +135,13 @@ def test_client_errors__not_retried(fake_time: FakeTime, question: Question, sta
 def test_400_with_json_object_too__is_a_bug_not_retried(fake_time: FakeTime, question: Question) -> None:
     responses.add(responses.POST, URL, status=400, json={"error": {"message": "bad request"}})
     responses.add(responses.POST, URL, status=400, json={"error": {"message": "bad request"}})
-    result = make_judge(fake_time).judge(question, request_id="r")
+    judge = make_judge(fake_time)
+    result = judge.judge(question, request_id="r")
     assert isinstance(result, JudgmentUnavailable) and result.reason == "http_400"
     sent = [json.loads(c.request.body)["response_format"]["type"] for c in responses.calls]
     assert sent == ["json_schema", "json_object"]
     # Nothing worked with json_object either: nothing is remembered.
-    assert openai_judge.response_mode(BASE) == "json_schema"
+    assert judge.response_mode() == "json_schema"
 
 
 @responses.activate

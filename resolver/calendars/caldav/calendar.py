@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone, tzinfo
 from typing import Callable, Sequence
 
-from resolver.calendars.base import FetchResult
+from resolver.domain.ports import FetchResult
 from resolver.calendars.caldav.account import CalDAVAccount
 from resolver.calendars.caldav.caches import DEFAULT_CAPACITY
 from resolver.calendars.caldav.http import unavailable

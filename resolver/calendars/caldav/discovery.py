@@ -18,6 +18,7 @@ from resolver.calendars.caldav.http import Answer, Transport, unavailable
 from resolver.calendars.caldav.multistatus import (
     CALENDAR, DISPLAYNAME, HOME_SET, PRINCIPAL, RESOURCETYPE, Multistatus, propfind_body,
 )
+from resolver.domain.codes import http_reason
 from resolver.domain.items import Collection, collection_id_from_path
 
 logger = logging.getLogger("resolver.calendars")
@@ -27,7 +28,7 @@ def _checked(answer: Answer) -> Multistatus:
     if answer.status in (401, 403):
         raise unavailable("unauthorized", "The calendar server refused our credentials.")
     if answer.multistatus is None:
-        raise unavailable(f"http_{answer.status}")
+        raise unavailable(http_reason(answer.status))
     return answer.multistatus
 
 

@@ -3,11 +3,12 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from resolver.calendars.base import SkippedResource
+from resolver.domain.ports import SkippedResource
 from resolver.calendars.caldav.http import Transport, unavailable
 from resolver.calendars.caldav.members import member_path
 from resolver.calendars.caldav.multistatus import CALENDAR_DATA, GETETAG, Multistatus, multiget_body, query_body
 from resolver.calendars.ical import Window
+from resolver.domain.codes import http_reason
 from resolver.domain.items import Kind
 
 # hrefs per calendar-multiget: bounds the request body (about 100 bytes an href).
@@ -20,7 +21,7 @@ def report(transport: Transport, path: str, body: bytes, *, depth: int | None) -
     if answer.status in (401, 403):
         raise unavailable("unauthorized", "The calendar server refused our credentials.")
     if answer.multistatus is None:
-        raise unavailable(f"http_{answer.status}")
+        raise unavailable(http_reason(answer.status))
     return answer.multistatus
 
 

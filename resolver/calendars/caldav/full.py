@@ -8,13 +8,14 @@ from __future__ import annotations
 import logging
 
 from resolver import deadline
-from resolver.calendars.base import SkippedResource
+from resolver.domain.ports import SkippedResource
 from resolver.calendars.caldav.caches import FilterMemory
 from resolver.calendars.caldav.etags import report
 from resolver.calendars.caldav.http import Transport
 from resolver.calendars.caldav.members import Resource, member_path
 from resolver.calendars.caldav.multistatus import CALENDAR_DATA, GETETAG, query_body
 from resolver.calendars.ical import Window
+from resolver.domain.codes import is_transient
 from resolver.domain.errors import CalendarUnavailable
 from resolver.domain.items import Kind
 
@@ -58,7 +59,7 @@ def read_full(transport: Transport, path: str, *, kind: Kind, window: Window, ti
         return read(transport, path, query_body(kind, window), skipped), False
     except CalendarUnavailable as err:
         reason = str(err.details.get("reason", ""))
-        if (reason != "timeout" and not reason.startswith("http_5")) or deadline.expired():
+        if not is_transient(reason) or deadline.expired():
             raise  # the resolution's own deadline is no fault of the filter
         memory.remember(path, retry_seconds)
         logger.warning("caldav time-range filter failed on %s (%s): read without it, for %ss",

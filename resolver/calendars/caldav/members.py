@@ -5,7 +5,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from resolver.calendars.base import SkippedResource
+from resolver.domain.ports import SkippedResource
 from resolver.calendars.caldav.account import Origin
 
 logger = logging.getLogger("resolver.calendars")

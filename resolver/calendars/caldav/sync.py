@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
-from resolver.calendars.base import SkippedResource
+from resolver.domain.ports import SkippedResource
 from resolver.calendars.caldav.http import Answer, Transport, unavailable
 from resolver.calendars.caldav.members import member_path
 from resolver.calendars.caldav.multistatus import CALENDAR_DATA, GETETAG, sync_body

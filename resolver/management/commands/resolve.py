@@ -12,7 +12,8 @@ from django.core.management.base import BaseCommand, CommandParser
 
 from resolver import services
 from resolver.conf import resolver_settings
-from resolver.domain.errors import EXIT_CLARIFICATION, InternalError, InvalidRequest, ResolverError
+from resolver.domain.codes import EXIT_CLARIFICATION, judge_is_off
+from resolver.domain.errors import InternalError, InvalidRequest, ResolverError
 
 # Loggers whose lines would interleave with the human output on stderr.
 _QUIET_LOGGERS = ("resolver", "resolver.requests")
@@ -104,7 +105,7 @@ class Command(BaseCommand):
                 fields += [occurrence.get("start") or "-", occurrence.get("recurrence_id") or "-"]
             self.stdout.write("\t".join(safe(str(f)) for f in fields))
         for warning in envelope["warnings"]:
-            if not as_json and _judge_off(warning):
+            if not as_json and judge_is_off(warning.get("code"), warning.get("details")):
                 continue  # the embedded default: nothing is wrong, the candidates say it all
             self.stderr.write(f"warning: {safe(warning['code'])}: {safe(warning['message'])}")
         if envelope["status"] != "ok":
@@ -155,10 +156,6 @@ def json_line(envelope: dict[str, Any]) -> str:
     escapes only U+0000-U+001F), so even a terminal shown the JSON is not driven by the data."""
     text = json.dumps(envelope, ensure_ascii=False)
     return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-
-
-def _judge_off(warning: dict[str, Any]) -> bool:
-    return warning.get("code") == "judgment_unavailable" and warning.get("details", {}).get("reason") == "disabled"
 
 
 def _read_bounded(stream: Any, limit: int) -> bytes | str:
