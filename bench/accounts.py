@@ -78,11 +78,7 @@ def resolve_as(user: Any, text: str) -> Any:
     """One resolution for `user` through the services, whichever door contract they offer."""
     from resolver import services
 
-    if hasattr(services, "answer") and hasattr(services, "Caller"):
-        return services.answer({"text": text, "kind": "task"}, caller=services.Caller(door="bench", user=user)).outcome
-    from resolver import accounts
-
-    return services.resolve_reference(text=text, kind="task", door="bench", calendar=accounts.calendar_for(user))
+    return services.answer({"text": text, "kind": "task"}, caller=services.Caller(door="bench", user=user)).outcome
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
                     settings.RESOLVER = {**base, **extra}
                     resolver_settings.reload()
                     body = {"text": text, "kind": "task"}
-                    service_ms, _ = timed(lambda: services.resolve_reference(text=text, kind="task", door="bench"))
+                    service_ms, _ = timed(lambda: services.answer(body, caller=services.Caller(door="bench")))
                     api_ms, response = timed(
                         lambda: client.post("/v1/resolve", body, content_type="application/json"))
                     statuses[label] = response.json()["status"]

@@ -13,7 +13,7 @@ scenario once, in a rotating order) and after a warm-up, it measures:
   multistatus parsed with lxml and every item parsed with `icalendar`;
   nothing else: no discovery, no liveness rules, no matching;
 - exact / fuzzy (judge off) / fuzzy (loopback Jev contract server), each
-  through `resolver.services.resolve_reference` and through `POST /v1/resolve`
+  through `resolver.services.answer` and through `POST /v1/resolve`
   with Django's test Client (in-process: the full middleware, DRF and
   token-authentication stack, without a socket);
 - the ratio of each median to the floor's median for the same kind;
@@ -154,7 +154,7 @@ def bench_size(server: BenchRadicale, *, jev_url: str, token: str, repeat: int, 
 
     def service_call(text: str, kind: str) -> Callable[[], dict[str, Any]]:
         def run() -> dict[str, Any]:
-            outcome = services.resolve_reference(text=text, kind=kind, door="api")
+            outcome = services.answer({"text": text, "kind": kind}, caller=services.Caller(door="api")).outcome
             envelope = services.envelope_for(outcome)
             return {"status": envelope["status"], "candidates": len(outcome.candidates),
                     "calendar_requests": outcome.calendar_requests, "timings": dict(outcome.timings),
@@ -452,7 +452,7 @@ def bench_incremental(server: BenchRadicale, *, repeat: int) -> dict[str, Any]:
             churner = Churner(server, kind)
 
             def resolve() -> Any:
-                return services.resolve_reference(text=text, kind=kind, door="api")
+                return services.answer({"text": text, "kind": kind}, caller=services.Caller(door="api")).outcome
 
             samples: dict[str, list[float]] = {"plain": [], "cold": [], "warm": [], "churn": []}
             churned = 0
@@ -541,7 +541,7 @@ def run_incremental(args: argparse.Namespace, sizes: list[int], workdir: Path) -
         "benchmark": "resolve-incremental",
         "when": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
-        "method": {"repeat": args.repeat, "door": "services.resolve_reference (judge off)",
+        "method": {"repeat": args.repeat, "door": "services.answer (judge off)",
                    "cold": "process state reset in-process (memo, sync tokens, client session, home)",
                    "churn_fraction": CHURN_FRACTION},
         "sizes": {},

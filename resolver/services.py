@@ -13,8 +13,8 @@ one function here and renders the `Answer` it returns:
     user_for_username(username) -> user                  # the local doors' --user
     calendar_for(caller) -> CalendarSource               # the one place a caller's calendar is chosen
 
-`resolve_reference(text=, kind=, ...)` and `resolve_document(document, ...)`
-return the bare Outcome, for tests and benchmarks. Backends are chosen by
+Tests and benchmarks resolve through `answer` too (its `.outcome` is the pipeline's
+Outcome; they may pass their own calendar, judge or policy). Backends are chosen by
 dotted path in `RESOLVER` (`CALENDAR_BACKEND`, `JUDGE_BACKEND`); nothing here
 writes to the calendar. Tokens and the live re-read are resolver.clarifications';
 nothing here imports a door.
@@ -112,40 +112,9 @@ def parse(*, text: Any, kind: Any, collection_ids: Any = None, time_zone: Any = 
 # --- resolving -------------------------------------------------------------------
 
 
-def resolve_reference(
-    *,
-    text: Any,
-    kind: Any,
-    collection_ids: Any = None,
-    time_zone: Any = None,
-    request_id: str | None = None,
-    door: str = "api",
-    calendar: CalendarSource | None = None,
-    judge: Judge | None = None,
-    policy: ThresholdPolicy | None = None,
-) -> Outcome:
-    """Validate, resolve, and log provenance. Raises ResolverError subclasses."""
-    request = parse(text=text, kind=kind, collection_ids=collection_ids, time_zone=time_zone)
-    return _resolve(request, request_id=request_id, door=door, calendar=calendar, judge=judge, policy=policy)
-
-
-def resolve_document(
-    document: Any,
-    *,
-    request_id: str | None = None,
-    door: str = "api",
-    calendar: CalendarSource | None = None,
-    judge: Judge | None = None,
-    policy: ThresholdPolicy | None = None,
-) -> Outcome:
-    """`resolve_reference` for a JSON object `{"text", "kind", "collection_ids"?, "time_zone"?}`."""
-    request = parse_document(document, limits=request_limits(), default_time_zone=default_time_zone())
-    return _resolve(request, request_id=request_id, door=door, calendar=calendar, judge=judge, policy=policy)
-
-
-def _resolve(request: ResolveRequest, *, request_id: str | None, door: str, calendar: CalendarSource | None,
+def _resolve(request: ResolveRequest, *, request_id: str | None, door: str, calendar: CalendarSource,
              judge: Judge | None, policy: ThresholdPolicy | None) -> Outcome:
-    calendar = calendar or calendar_for(None)
+    """Validate, resolve, and log provenance. Raises ResolverError subclasses."""
     try:
         outcome = _resolved(request, request_id=request_id, calendar=calendar, judge=judge, policy=policy)
     except CollectionNotFound as err:
@@ -318,12 +287,15 @@ def user_for_username(username: str) -> Any:
     return user
 
 
-def answer(document: Any, *, caller: Caller, request_id: str | None = None,
+def answer(document: Any, *, caller: Caller, request_id: str | None = None, calendar: CalendarSource | None = None,
            judge: Judge | None = None, policy: ThresholdPolicy | None = None) -> Answer:
     """The door contract: a parsed JSON document (`{"text", "kind", "collection_ids"?, "time_zone"?}`)
-    and the caller in, what the door renders out. Raises ResolverError subclasses."""
+    and the caller in, what the door renders out. Raises ResolverError subclasses.
+
+    `calendar`, `judge`, `policy`: the caller's and the settings' unless given (tests, benchmarks).
+    """
     request = parse_document(document, limits=request_limits(), default_time_zone=default_time_zone())
-    outcome = _resolve(request, request_id=request_id, door=caller.door, calendar=calendar_for(caller),
+    outcome = _resolve(request, request_id=request_id, door=caller.door, calendar=calendar or calendar_for(caller),
                        judge=judge, policy=policy)
     if outcome.status is not Status.NEEDS_CLARIFICATION:
         return Answer(outcome=outcome, envelope=envelope_for(outcome))

@@ -28,6 +28,7 @@ from resolver.domain.pipeline import NoThresholds, Outcome
 from resolver.judges.disabled import DisabledJudge
 from tests.conftest import RunningRadicale
 from tests.support.xandikos import RunningXandikos, start_xandikos
+from tests.support.resolving import resolve_outcome
 
 pytestmark = pytest.mark.slow
 
@@ -106,7 +107,7 @@ def answer(outcome: Outcome) -> dict[str, Any]:
 
 def resolve_on(server: Server, text: str, kind: str, collection_ids: list[str] | None) -> dict[str, Any]:
     try:
-        outcome = services.resolve_reference(
+        outcome = resolve_outcome(
             text=text, kind=kind, collection_ids=collection_ids, door="test",
             calendar=calendar_for(server), judge=DisabledJudge(), policy=NoThresholds(),
         )
@@ -336,7 +337,7 @@ def test_edge__series_resolves_once_by_its_own_title(edge_servers: EdgeServers) 
         calendar = calendar_for(server)
         fetched = calendar.fetch(kind=Kind.EVENT, collection_ids=[EDGE_COLLECTION])
         assert [i.title for i in fetched.items if i.uid == "x-series-override"] == ["Series with moved override"]
-        outcome = services.resolve_reference(
+        outcome = resolve_outcome(
             text="Series with moved override", kind="event", collection_ids=[EDGE_COLLECTION], door="test",
             calendar=calendar, judge=DisabledJudge(), policy=NoThresholds(),
         )

@@ -11,6 +11,7 @@ import requests
 from lifeproject.seeding import seed
 from resolver import services
 from tests.conftest import start_radicale
+from tests.support.resolving import resolve_outcome
 
 pytestmark = pytest.mark.django_db
 
@@ -46,7 +47,7 @@ def server():
 def test_href__is_the_servers_resource_path_not_the_uid(server, settings):
     running, path = server
     settings.RESOLVER = running.settings()
-    outcome = services.resolve_reference(text="Renew the parking permit", kind="task")
+    outcome = resolve_outcome(text="Renew the parking permit", kind="task")
     envelope = services.envelope_for(outcome)
     assert envelope["status"] == "ok"
     assert envelope["data"]["uid"] == "another-uid-0815"
@@ -57,5 +58,5 @@ def test_href__is_the_servers_resource_path_not_the_uid(server, settings):
 def test_href__on_every_candidate_too(server, settings):
     running, path = server
     settings.RESOLVER = running.settings()
-    envelope = services.envelope_for(services.resolve_reference(text="parking", kind="task"))
+    envelope = services.envelope_for(resolve_outcome(text="parking", kind="task"))
     assert [c["href"] for c in envelope["data"]["candidates"]] == [path]

@@ -9,12 +9,13 @@ from resolver.domain.errors import CalendarUnavailable, CollectionNotFound, Inva
 from resolver.domain.items import Method, derive_item_id
 from resolver.domain.pipeline import Status
 from tests.support.calendars import BULK_COUNT
+from tests.support.resolving import resolve_outcome
 
 pytestmark = pytest.mark.django_db
 
 
 def resolve(text: str, kind: str = "task", collection_ids: list[str] | None = None):
-    return services.resolve_reference(text=text, kind=kind, collection_ids=collection_ids)
+    return resolve_outcome(text=text, kind=kind, collection_ids=collection_ids)
 
 
 def uids(outcome) -> list[str]:
@@ -177,5 +178,5 @@ def test_list_collections(live):
 def test_resolve__unreachable_server_is_calendar_unavailable():
     calendar = CalDAVCalendar(url="http://127.0.0.1:9/", username="u", password="p", timeout=2)
     with pytest.raises(CalendarUnavailable) as caught:
-        services.resolve_reference(text="x", kind="task", calendar=calendar)
+        resolve_outcome(text="x", kind="task", calendar=calendar)
     assert caught.value.details["reason"] in {"unreachable", "timeout"}

@@ -91,99 +91,119 @@ def resolve(
     now: datetime | None = None,
     language: str = DEFAULT_LANGUAGE,
 ) -> Outcome:
+    """Read, match exactly, then by title and time, then rank and ask the judge: the first stage that answers."""
     max_candidates = min(max_candidates, jdg.MAX_CANDIDATES)
-    tz = request.time_zone  # parsed at the boundary (requests.parse_time_zone)
     started = time.perf_counter()
     fetched = calendar.fetch(kind=request.kind, collection_ids=request.collection_ids or None,
-                             time_zone=tz)
-    timings = {"calendar_ms": _ms(time.perf_counter() - started)}
-    base = dict(
-        request_id=request_id,
-        kind=request.kind,
-        collection_ids=fetched.collections_searched,
-        calendar_requests=fetched.requests,
-        read_at=fetched.read_at,
-    )
-    warnings = _skipped_warning(fetched)
-    now = now or fetched.read_at or datetime.now(timezone.utc)
-
-    matching_started = time.perf_counter()
-    exact = exact_matches(request.text, fetched.items)
-    if len(exact) == 1:
-        timings["matching_ms"] = _ms(time.perf_counter() - matching_started)
-        return Outcome(status=Status.OK, method=Method.DETERMINISTIC, item=exact[0],
-                       occurrences=_occurrences(exact[:1], None, tz),
-                       warnings=warnings, timings=timings, **base)
-    if exact:
-        timings["matching_ms"] = _ms(time.perf_counter() - matching_started)
-        # Many items can share one title; a clarification still lists at most
-        # max_candidates of them (in their stable order) and says so.
-        listed = tuple(exact[:max_candidates])
-        prompt = f"{len(exact)} items match this reference exactly. Which one do you mean?"
-        if len(listed) < len(exact):
-            prompt += (f" Only the first {len(listed)} are listed: narrow the scope with a collection "
-                       "if yours is missing.")
-        return Outcome(
-            status=Status.NEEDS_CLARIFICATION, method=Method.DETERMINISTIC, candidates=listed,
-            reason=Reason.DUPLICATE_TITLES, prompt=prompt,
-            warnings=warnings + _narrowed(matched=len(exact), kept=len(listed)),
-            occurrences=_occurrences(listed, None, tz), timings=timings, **base,
-        )
-
+                             time_zone=request.time_zone)
+    run = _Run(request=request, fetched=fetched, request_id=request_id,
+               timings={"calendar_ms": _ms(time.perf_counter() - started)}, warnings=_skipped_warning(fetched),
+               now=now or fetched.read_at or datetime.now(timezone.utc))
+    exact = _exact(run, max_candidates)
+    if exact is not None:
+        return exact
     # "Yoga class tomorrow": the time becomes a range, the rest must match a title.
-    expression = find_time_expression(request.text, now=now, tz=tz)
-    text = expression.rest if expression else request.text
-    time_range = expression.range if expression else None
+    expression = find_time_expression(request.text, now=run.now, tz=run.tz)
     if expression is not None and expression.rest:
-        dated = _title_and_time(expression.rest, fetched.items, expression.range, tz)
+        dated = _title_and_time(expression.rest, fetched.items, expression.range, run.tz)
         if dated is not None:
             item, occurrence = dated
-            timings["matching_ms"] = _ms(time.perf_counter() - matching_started)
-            return Outcome(status=Status.OK, method=Method.DETERMINISTIC, item=item,
-                           occurrences={item.item_id: occurrence} if occurrence else {},
-                           warnings=warnings, timings=timings, **base)
-
-    pool = build_pool(text, fetched.items, limit=max_candidates, language=language, time_range=time_range,
-                      tz=tz, bonus_words=expression.expression.split() if expression else ())
-    timings["matching_ms"] = _ms(time.perf_counter() - matching_started)
-    warnings += _narrowed_warning(pool)
-    candidates = tuple(c.item for c in pool.candidates)
-    occurrences = _occurrences(candidates, time_range, tz)
-    warnings += _outside_range_warning(candidates, occurrences, time_range)
+            run.matched()
+            return run.outcome(status=Status.OK, method=Method.DETERMINISTIC, item=item,
+                               occurrences={item.item_id: occurrence} if occurrence else {})
+    pool, candidates, occurrences = _candidates(run, expression, max_candidates=max_candidates, language=language)
     if not candidates:
-        return Outcome(
-            status=Status.NEEDS_CLARIFICATION, method=None, reason=Reason.NO_CANDIDATES,
-            prompt="Nothing matches this reference. Rephrase it, or use more of the item's title.",
-            warnings=warnings, timings=timings, **base,
-        )
+        return run.outcome(status=Status.NEEDS_CLARIFICATION, method=None, reason=Reason.NO_CANDIDATES,
+                           prompt="Nothing matches this reference. Rephrase it, or use more of the item's title.")
+    return _judged(run, pool, candidates, occurrences, judge=judge, policy=policy)
 
+
+@dataclass
+class _Run:
+    """One resolution in progress: what was read, and what every outcome of it carries."""
+
+    request: ResolveRequest
+    fetched: FetchResult
+    request_id: str
+    timings: dict[str, float]
+    warnings: tuple[OutcomeWarning, ...]
+    now: datetime
+    matching_started: float = field(default_factory=time.perf_counter)
+
+    @property
+    def tz(self) -> tzinfo:
+        return self.request.time_zone  # parsed at the boundary (requests.parse_time_zone)
+
+    def matched(self) -> None:
+        self.timings["matching_ms"] = _ms(time.perf_counter() - self.matching_started)
+
+    def outcome(self, **fields: Any) -> Outcome:
+        fields.setdefault("warnings", self.warnings)
+        return Outcome(request_id=self.request_id, kind=self.request.kind, timings=self.timings,
+                       collection_ids=self.fetched.collections_searched, calendar_requests=self.fetched.requests,
+                       read_at=self.fetched.read_at, **fields)
+
+
+def _exact(run: _Run, max_candidates: int) -> Outcome | None:
+    """An ID, UID or title that names exactly one live item; several: a clarification among them."""
+    exact = exact_matches(run.request.text, run.fetched.items)
+    if not exact:
+        return None
+    run.matched()
+    if len(exact) == 1:
+        return run.outcome(status=Status.OK, method=Method.DETERMINISTIC, item=exact[0],
+                           occurrences=_occurrences(exact[:1], None, run.tz))
+    # Many items can share one title; a clarification still lists at most
+    # max_candidates of them (in their stable order) and says so.
+    listed = tuple(exact[:max_candidates])
+    prompt = f"{len(exact)} items match this reference exactly. Which one do you mean?"
+    if len(listed) < len(exact):
+        prompt += (f" Only the first {len(listed)} are listed: narrow the scope with a collection "
+                   "if yours is missing.")
+    return run.outcome(
+        status=Status.NEEDS_CLARIFICATION, method=Method.DETERMINISTIC, candidates=listed,
+        reason=Reason.DUPLICATE_TITLES, prompt=prompt,
+        warnings=run.warnings + _narrowed(matched=len(exact), kept=len(listed)),
+        occurrences=_occurrences(listed, None, run.tz),
+    )
+
+
+def _candidates(run: _Run, expression: Any, *, max_candidates: int,
+                language: str) -> tuple[Pool, tuple[Item, ...], dict[str, Occurrence]]:
+    """The ranked pool for the reference (less its time expression), and each candidate's occurrence."""
+    text = expression.rest if expression else run.request.text
+    time_range = expression.range if expression else None
+    pool = build_pool(text, run.fetched.items, limit=max_candidates, language=language, time_range=time_range,
+                      tz=run.tz, bonus_words=expression.expression.split() if expression else ())
+    run.matched()
+    run.warnings += _narrowed_warning(pool)
+    candidates = tuple(c.item for c in pool.candidates)
+    occurrences = _occurrences(candidates, time_range, run.tz)
+    run.warnings += _outside_range_warning(candidates, occurrences, time_range)
+    return pool, candidates, occurrences
+
+
+def _judged(run: _Run, pool: Pool, candidates: tuple[Item, ...], occurrences: dict[str, Occurrence], *,
+            judge: Judge, policy: ThresholdPolicy) -> Outcome:
+    """The judge's answer, and what an approved threshold for it allows: the item, or a clarification."""
     question = jdg.build_question(
-        reference=request.text, kind=request.kind,
+        reference=run.request.text, kind=run.request.kind,
         candidates=[_facts(item, occurrences.get(item.item_id)) for item in candidates],
-        today=now.astimezone(tz).date(),
+        today=run.now.astimezone(run.tz).date(),
     )
     numbering = {number: item.item_id for number, item in enumerate(candidates, start=1)}
     judging_started = time.perf_counter()
     # Past the resolution's deadline the judge is not asked: a clarification, in search order.
-    judgment = (jdg.JudgmentUnavailable(reason=JudgmentFailure.TIMEOUT.value, detail="resolution budget spent") if deadline.expired()
-                else judge.judge(question, request_id=request_id))
-    timings["judgment_ms"] = _ms(time.perf_counter() - judging_started)
-
+    judgment = (jdg.JudgmentUnavailable(reason=JudgmentFailure.TIMEOUT.value, detail="resolution budget spent")
+                if deadline.expired() else judge.judge(question, request_id=run.request_id))
+    run.timings["judgment_ms"] = _ms(time.perf_counter() - judging_started)
     if isinstance(judgment, jdg.JudgmentUnavailable):
-        warnings += (OutcomeWarning(
-            code=WarningCode.JUDGMENT_UNAVAILABLE,
-            # The embedded default has no judge: say so, rather than that a service failed.
-            message=(JUDGE_OFF_MESSAGE if judgment.reason == JudgmentFailure.DISABLED
-                     else WarningCode.JUDGMENT_UNAVAILABLE.message),
-            details={"reason": judgment.reason},
-        ),)
-        return Outcome(
+        run.warnings += (_unavailable_warning(judgment),)
+        return run.outcome(
             status=Status.NEEDS_CLARIFICATION, method=None, candidates=candidates, reason=_unsure(candidates),
-            prompt=_prompt(pool, top_is_no_match=False, single=len(candidates) == 1), warnings=warnings,
-            question=question,
-            judgment=judgment, numbering=numbering, occurrences=occurrences, timings=timings, **base,
+            prompt=_prompt(pool, top_is_no_match=False, single=len(candidates) == 1), question=question,
+            judgment=judgment, numbering=numbering, occurrences=occurrences,
         )
-
     # The judge's own fingerprint: it covers what that backend sent (a chat
     # model's system prompt, correction and schema), not only the question.
     rule = policy.find(question=jdg.QUESTION_ID, model=judgment.model,
@@ -192,11 +212,17 @@ def resolve(
     by_number = judgment.number_probabilities()
     probabilities = {numbering[n]: p for n, p in by_number.items() if n in numbering}
     shared = dict(question=question, judgment=judgment, decision=decision, numbering=numbering,
-                  probabilities=probabilities, timings=timings, warnings=warnings, occurrences=occurrences)
+                  probabilities=probabilities, occurrences=occurrences)
     if decision.resolved_number is not None:
-        item = candidates[decision.resolved_number - 1]
-        return Outcome(status=Status.OK, method=Method.SEMANTIC, item=item, **shared, **base)
+        return run.outcome(status=Status.OK, method=Method.SEMANTIC,
+                           item=candidates[decision.resolved_number - 1], **shared)
+    return _undecided(run, pool, candidates, judgment, decision, shared)
 
+
+def _undecided(run: _Run, pool: Pool, candidates: tuple[Item, ...], judgment: jdg.Judgment,
+               decision: jdg.Decision, shared: dict[str, Any]) -> Outcome:
+    """The judge answered but nothing is authorised: the candidates, its suggestion first (never a tie's)."""
+    numbering, probabilities = shared["numbering"], shared["probabilities"]
     top_is_no_match = decision.top_option == jdg.NO_MATCH
     suggested = None
     # A tie is no suggestion: marking one of two equals would be a guess. A model
@@ -207,12 +233,22 @@ def resolve(
     order = sorted(range(len(candidates)), key=lambda i: (candidates[i].item_id != suggested,
                                                           -probabilities.get(candidates[i].item_id, 0.0)))
     ranked = tuple(candidates[i] for i in order)
-    return Outcome(
+    return run.outcome(
         status=Status.NEEDS_CLARIFICATION, method=Method.SEMANTIC, candidates=ranked,
         suggested_item_id=suggested,
         reason=Reason.JUDGE_NO_MATCH if top_is_no_match else _unsure(ranked),
         suggested_probability=probabilities.get(suggested) if suggested else None,
-        prompt=_prompt(pool, top_is_no_match=top_is_no_match, single=len(ranked) == 1), **shared, **base,
+        prompt=_prompt(pool, top_is_no_match=top_is_no_match, single=len(ranked) == 1), **shared,
+    )
+
+
+def _unavailable_warning(judgment: jdg.JudgmentUnavailable) -> OutcomeWarning:
+    return OutcomeWarning(
+        code=WarningCode.JUDGMENT_UNAVAILABLE,
+        # The embedded default has no judge: say so, rather than that a service failed.
+        message=(JUDGE_OFF_MESSAGE if judgment.reason == JudgmentFailure.DISABLED
+                 else WarningCode.JUDGMENT_UNAVAILABLE.message),
+        details={"reason": judgment.reason},
     )
 
 

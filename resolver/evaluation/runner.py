@@ -156,21 +156,76 @@ def run_evaluation(
     if not cases_path.is_file():
         raise InvalidEvaluation(f"--cases {cases_path}: no such file")
     cases = load_cases(cases_path)
-    digest = cases_digest(cases_path)
     # The judge's own fingerprint: a chat model's covers its system prompt,
     # correction and schema, so its answers are kept apart from Jev's.
     fingerprint = getattr(judge, "fingerprint", None) or question_fingerprint()
-    backend = getattr(judge, "backend", "jev")
-    model_requested = judge.model
-
     out_dir.mkdir(parents=True, exist_ok=True)
     answers_path = out_dir / ANSWERS_FILE
+    known = _stored_answers(cases, answers_path, model_requested=judge.model, fingerprint=fingerprint)
+    obtained, unanswered = ask_all(
+        judge, known.pending, answers_path=answers_path, concurrency=options.concurrency, progress=progress
+    )
+    answered = {**known.answered, **obtained}
+    # Report unanswered cases in file order, whatever order the threads finished in.
+    order = {case.id: index for index, case in enumerate(cases)}
+    unanswered.sort(key=lambda u: order[u.case_id])
+    in_order = [answered[case.id] for case in cases if case.id in answered]
+    outcomes: list[CaseOutcome] = [
+        outcome_from_probabilities(case_id=case.id, expected=case.expected, choice=answered[case.id].choice,
+                                   probabilities=answered[case.id].probabilities, tags=case.tags)
+        for case in cases if case.id in answered
+    ]
+    points = threshold_points(outcomes, margin=options.margin) if outcomes else []
+    advice = sorted({a.key.case_id for a in in_order if a.probability_source == "none"})
+    recommendation = _recommendation(points, options, unanswered=len(unanswered), cases=len(cases),
+                                     advice=len(advice), answered=len(in_order))
+    meta = _meta(judge, in_order, fingerprint=fingerprint, cases_path=cases_path, case_count=len(cases),
+                 unanswered=len(unanswered), advice=bool(advice), margin=options.margin)
+    report = write_report(
+        out_dir, points=points, recommendation=recommendation, by_tag=accuracy_by_tag(outcomes), meta=meta
+    )
+    return EvaluationResult(
+        report=report, out_dir=out_dir, case_count=len(cases), reused=len(known.answered),
+        asked=len(known.pending), unanswered=tuple(unanswered), unreadable_lines=known.unreadable,
+        rejected=known.rejected, recommendation=recommendation, summary=render_summary(report),
+    )
+
+
+def _meta(judge: CaseJudge, in_order: list[StoredAnswer], *, fingerprint: str, cases_path: Path, case_count: int,
+          unanswered: int, advice: bool, margin: float) -> dict[str, Any]:
+    """The report's facts: what was asked of which model, on which cases (raises MixedModels)."""
+    return {
+        "question": QUESTION_ID,
+        # The responding model: the one a threshold is approved for.
+        "model": _responding_model(in_order, judge.model) or "none (no case answered)",
+        "model_requested": judge.model,
+        "fingerprint": fingerprint,
+        "backend": getattr(judge, "backend", "jev"),
+        "probability_source": "none" if advice else (in_order[0].probability_source if in_order else "service"),
+        "cases_file": cases_path.name,
+        "cases_digest": cases_digest(cases_path),
+        "case_count": case_count,
+        "answered": len(in_order),
+        "unanswered": unanswered,
+        "margin": margin,
+    }
+
+
+@dataclass
+class _Known:
+    """The answers file read for this run: still-valid answers by case, and the cases left to ask."""
+
+    answered: dict[str, StoredAnswer]
+    pending: list[tuple[Case, Question, AnswerKey]]
+    unreadable: int
+    rejected: int
+
+
+def _stored_answers(cases: Sequence[Case], answers_path: Path, *, model_requested: str,
+                    fingerprint: str) -> _Known:
     stored, unreadable = read_answers(answers_path)
     end_with_newline(answers_path)
-    rejected = 0
-
-    answered: dict[str, StoredAnswer] = {}
-    pending: list[tuple[Case, Question, AnswerKey]] = []
+    known = _Known(answered={}, pending=[], unreadable=unreadable, rejected=0)
     for case in cases:
         question = question_for(case)
         key = AnswerKey(
@@ -179,74 +234,24 @@ def run_evaluation(
         previous = stored.get(key)
         checked = still_valid(previous, question) if previous is not None else None
         if previous is not None and checked is None:
-            rejected += 1
+            known.rejected += 1
         if checked is not None:
-            answered[case.id] = checked
+            known.answered[case.id] = checked
         else:
-            pending.append((case, question, key))
-    reused = len(answered)
+            known.pending.append((case, question, key))
+    return known
 
-    obtained, unanswered = ask_all(
-        judge, pending, answers_path=answers_path, concurrency=options.concurrency, progress=progress
-    )
-    answered.update(obtained)
-    # Report unanswered cases in file order, whatever order the threads finished in.
-    order = {case.id: index for index, case in enumerate(cases)}
-    unanswered.sort(key=lambda u: order[u.case_id])
 
-    in_order = [answered[case.id] for case in cases if case.id in answered]
-    model = _responding_model(in_order, model_requested)
-    outcomes: list[CaseOutcome] = [
-        outcome_from_probabilities(
-            case_id=case.id,
-            expected=case.expected,
-            choice=answered[case.id].choice,
-            probabilities=answered[case.id].probabilities,
-            tags=case.tags,
-        )
-        for case in cases
-        if case.id in answered
-    ]
-    points = threshold_points(outcomes, margin=options.margin) if outcomes else []
-    advice = sorted({a.key.case_id for a in in_order if a.probability_source == "none"})
+def _recommendation(points: list[Any], options: RunOptions, *, unanswered: int, cases: int, advice: int,
+                    answered: int) -> Recommendation:
+    """No threshold while cases are unanswered or any answer is advice only; else the recommended one."""
     if unanswered:
-        recommendation = _incomplete(len(unanswered), len(cases), options)
-    elif advice:
-        recommendation = Recommendation(
+        return _incomplete(unanswered, cases, options)
+    if advice:
+        return Recommendation(
             threshold=None,
-            reason=(f"{len(advice)} of {len(in_order)} answers came without log-probabilities: advice only, "
+            reason=(f"{advice} of {answered} answers came without log-probabilities: advice only, "
                     "and no threshold can apply to advice"),
             target_risk=options.target_risk, min_coverage=options.min_coverage,
         )
-    else:
-        recommendation = recommend(points, target_risk=options.target_risk, min_coverage=options.min_coverage)
-    meta = {
-        "question": QUESTION_ID,
-        # The responding model: the one a threshold is approved for.
-        "model": model or "none (no case answered)",
-        "model_requested": model_requested,
-        "fingerprint": fingerprint,
-        "backend": backend,
-        "probability_source": "none" if advice else (in_order[0].probability_source if in_order else "service"),
-        "cases_file": cases_path.name,
-        "cases_digest": digest,
-        "case_count": len(cases),
-        "answered": len(in_order),
-        "unanswered": len(unanswered),
-        "margin": options.margin,
-    }
-    report = write_report(
-        out_dir, points=points, recommendation=recommendation, by_tag=accuracy_by_tag(outcomes), meta=meta
-    )
-    return EvaluationResult(
-        report=report,
-        out_dir=out_dir,
-        case_count=len(cases),
-        reused=reused,
-        asked=len(pending),
-        unanswered=tuple(unanswered),
-        unreadable_lines=unreadable,
-        rejected=rejected,
-        recommendation=recommendation,
-        summary=render_summary(report),
-    )
+    return recommend(points, target_risk=options.target_risk, min_coverage=options.min_coverage)

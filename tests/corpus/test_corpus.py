@@ -39,6 +39,7 @@ from resolver.domain.pipeline import NoThresholds, Outcome, Status
 from resolver.judges.disabled import DisabledJudge
 from tests.corpus.expect import Expected, expected_items, partial_reference, well_formed
 from tests.corpus.loader import LoadedCorpus, LoadedFile, corpus_root, load
+from tests.support.resolving import resolve_outcome
 
 pytestmark = pytest.mark.slow
 
@@ -172,7 +173,7 @@ def resolve(survey: Survey, text: str, kind: Kind, collection_id: str, *, live: 
     calendar = survey.calendar if live else Snapshot(
         {(k, f.collection_id): r for f in survey.files for k, r in f.fetched.items()}
     )
-    return services.resolve_reference(
+    return resolve_outcome(
         text=text, kind=kind.value, collection_ids=[collection_id], door="test",
         calendar=calendar, judge=DisabledJudge(), policy=NoThresholds(),
     )

@@ -18,6 +18,7 @@ from resolver.domain.pipeline import Status
 from tests.conftest import storage_digest
 from tests.faults.conftest import MAIN, post_resolve, run_command
 from tests.support.fault_proxy import Fault, FaultyRadicale
+from tests.support.resolving import resolve_outcome
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
@@ -78,7 +79,7 @@ def _assert_logged(caplog: pytest.LogCaptureFixture, server: FaultyRadicale, bad
 def test_bad_item__service_skips_it_and_resolves_the_rest(faulty_live: FaultyRadicale, caplog, bad: BadItem) -> None:
     before = storage_digest(faulty_live.storage)
     with caplog.at_level(logging.WARNING), faulty_live.inject(bad.fault):
-        outcome = services.resolve_reference(text=bad.good_title, kind=bad.kind, collection_ids=[MAIN], door="test")
+        outcome = resolve_outcome(text=bad.good_title, kind=bad.kind, collection_ids=[MAIN], door="test")
     assert outcome.status is Status.OK and outcome.item is not None and outcome.item.uid == bad.good_uid
     assert [(w.code, w.details) for w in outcome.warnings] == [
         ("items_skipped", {"count": 1, "reasons": {bad.reason: 1}})
@@ -90,7 +91,7 @@ def test_bad_item__service_skips_it_and_resolves_the_rest(faulty_live: FaultyRad
 @pytest.mark.parametrize("bad", BAD_ITEMS, ids=IDS)
 def test_bad_item__its_own_title_no_longer_resolves(faulty_live: FaultyRadicale, bad: BadItem) -> None:
     with faulty_live.inject(bad.fault):
-        outcome = services.resolve_reference(text=bad.damaged_title, kind=bad.kind, collection_ids=[MAIN],
+        outcome = resolve_outcome(text=bad.damaged_title, kind=bad.kind, collection_ids=[MAIN],
                                              door="test")
     assert outcome.status is Status.NEEDS_CLARIFICATION
     assert bad.damaged_uid not in [item.uid for item in outcome.candidates]
@@ -131,7 +132,7 @@ def test_bad_item__several_skipped_are_counted_by_reason(faulty_live: FaultyRadi
     """Two damaged resources with two reasons: one warning, counted by reason."""
     both = Fault.item("UID:f-", lambda data: b"garbage\r\n" if b"UID:f-alpha" in data else data)
     with faulty_live.inject(both):
-        outcome = services.resolve_reference(text="Beta task", kind="task", collection_ids=[MAIN], door="test")
+        outcome = resolve_outcome(text="Beta task", kind="task", collection_ids=[MAIN], door="test")
     assert outcome.item is not None and outcome.item.uid == "f-beta"
     assert [(w.code, w.details) for w in outcome.warnings] == [
         ("items_skipped", {"count": 1, "reasons": {"not iCalendar": 1}})
@@ -142,7 +143,7 @@ def test_bad_item__several_skipped_are_counted_by_reason(faulty_live: FaultyRadi
     readers.clear()
     everything = Fault.item("UID:f-", lambda data: b"garbage\r\n")
     with faulty_live.inject(everything):
-        outcome = services.resolve_reference(text="Beta task", kind="task", collection_ids=[MAIN], door="test")
+        outcome = resolve_outcome(text="Beta task", kind="task", collection_ids=[MAIN], door="test")
     assert outcome.status is Status.NEEDS_CLARIFICATION and outcome.candidates == ()
     assert [(w.code, w.details) for w in outcome.warnings] == [
         ("items_skipped", {"count": 2, "reasons": {"not iCalendar": 2}})
@@ -153,10 +154,10 @@ def test_bad_item__stays_skipped_while_its_etag_is_unchanged(faulty_live: Faulty
     """The next request reads only changes: the damaged resource is still skipped, with the same reason."""
     bad = BAD_ITEMS[2]  # bad due
     with faulty_live.inject(bad.fault):
-        first = services.resolve_reference(text=bad.good_title, kind=bad.kind, collection_ids=[MAIN], door="test")
+        first = resolve_outcome(text=bad.good_title, kind=bad.kind, collection_ids=[MAIN], door="test")
     # No fault now: the server would send good data, but it is not asked for
     # an unchanged resource, so the answer is the one a full read gave.
-    second = services.resolve_reference(text=bad.good_title, kind=bad.kind, collection_ids=[MAIN], door="test")
+    second = resolve_outcome(text=bad.good_title, kind=bad.kind, collection_ids=[MAIN], door="test")
     for outcome in (first, second):
         assert outcome.item is not None and outcome.item.uid == bad.good_uid
         assert [(w.code, w.details) for w in outcome.warnings] == [
@@ -168,7 +169,7 @@ def test_bad_item__stays_skipped_while_its_etag_is_unchanged(faulty_live: Faulty
 def test_bad_item__without_data_is_asked_for_again(faulty_live: FaultyRadicale) -> None:
     """A resource sent without data is not remembered: the next request fetches it and reads it."""
     with faulty_live.inject(Fault.item_without_data("UID:f-alpha")):
-        first = services.resolve_reference(text="Alpha task", kind="task", collection_ids=[MAIN], door="test")
+        first = resolve_outcome(text="Alpha task", kind="task", collection_ids=[MAIN], door="test")
     assert first.item is None and "items_skipped" in [w.code for w in first.warnings]
-    second = services.resolve_reference(text="Alpha task", kind="task", collection_ids=[MAIN], door="test")
+    second = resolve_outcome(text="Alpha task", kind="task", collection_ids=[MAIN], door="test")
     assert second.item is not None and second.item.uid == "f-alpha" and second.warnings == ()

@@ -23,6 +23,7 @@ from resolver.domain.errors import CalendarUnavailable
 from tests.conftest import storage_digest
 from tests.faults.conftest import MAIN, TIMEOUT, post_resolve, run_command
 from tests.support.fault_proxy import Fault, FaultyRadicale
+from tests.support.resolving import resolve_outcome
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
@@ -77,7 +78,7 @@ def _resolve_through(door: str, api: Any) -> tuple[dict[str, Any], str]:
     """The error envelope (or its equivalent) and every byte the caller saw."""
     if door == "service":
         with pytest.raises(CalendarUnavailable) as caught:
-            services.resolve_reference(text="Alpha task", kind="task", collection_ids=[MAIN], door="test")
+            resolve_outcome(text="Alpha task", kind="task", collection_ids=[MAIN], door="test")
         error = {"code": caught.value.code, "message": caught.value.message, "details": caught.value.details}
         return {"error": error, "http_status": caught.value.http_status, "exit_code": caught.value.exit_code}, (
             json.dumps(error) + str(caught.value)
@@ -138,10 +139,10 @@ def test_fault__command_plain_output(faulty_live: FaultyRadicale, settings, case
 def test_fault__recovers_when_the_server_comes_back(faulty_live: FaultyRadicale) -> None:
     """No state survives a failure: the next request after a fault resolves."""
     with faulty_live.inject(Fault.reset(methods={"REPORT"})), pytest.raises(CalendarUnavailable):
-        services.resolve_reference(text="Alpha task", kind="task", collection_ids=[MAIN], door="test")
+        resolve_outcome(text="Alpha task", kind="task", collection_ids=[MAIN], door="test")
     with faulty_live.stopped(), pytest.raises(CalendarUnavailable):
-        services.resolve_reference(text="Alpha task", kind="task", collection_ids=[MAIN], door="test")
-    outcome = services.resolve_reference(text="Alpha task", kind="task", collection_ids=[MAIN], door="test")
+        resolve_outcome(text="Alpha task", kind="task", collection_ids=[MAIN], door="test")
+    outcome = resolve_outcome(text="Alpha task", kind="task", collection_ids=[MAIN], door="test")
     assert outcome.item is not None and outcome.item.uid == "f-alpha"
 
 

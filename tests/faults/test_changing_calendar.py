@@ -21,6 +21,7 @@ from resolver import services
 from resolver.domain.items import Kind, derive_item_id
 from tests.faults.conftest import post_resolve, run_command
 from tests.support.fault_proxy import FaultyRadicale
+from tests.support.resolving import resolve_outcome
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
@@ -103,7 +104,7 @@ def resolve(other: Other, text: str, kind: str = "task", *, door: str = "service
     cids = collection_ids or [other.collection_id]
     other.server.forget_requests()
     if door == "service":
-        outcome = services.resolve_reference(text=text, kind=kind, collection_ids=cids, door="test")
+        outcome = resolve_outcome(text=text, kind=kind, collection_ids=cids, door="test")
         envelope = services.envelope_for(outcome)
     elif door == "api":
         response = post_resolve(api, {"text": text, "kind": kind, "collection_ids": cids})

@@ -35,10 +35,10 @@ from lifeproject.seeding import Spec, seed
 from resolver.calendars.caldav import CalDAVCalendar
 from resolver.domain.items import Kind
 from resolver.envelope import outcome_envelope
-from resolver.services import resolve_reference
 from tests.conftest import storage_digest
 from tests.support.commands import run_resolve
 from tests.support.hostile_ics import HOSTILE
+from tests.support.resolving import resolve_outcome
 
 NOW = datetime.now(timezone.utc).replace(microsecond=0)
 DAY = timedelta(days=1)
@@ -156,7 +156,7 @@ def _comparable(envelope: dict[str, Any]) -> Any:
 
 
 def _service(text: str, kind: str, collection: str) -> dict[str, Any]:
-    return outcome_envelope(resolve_reference(text=text, kind=kind, collection_ids=[collection], door="test"))
+    return outcome_envelope(resolve_outcome(text=text, kind=kind, collection_ids=[collection], door="test"))
 
 
 def _api(api, text: str, kind: str, collection: str) -> dict[str, Any]:

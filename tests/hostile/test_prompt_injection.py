@@ -1,7 +1,7 @@
 """Prompt injection: what a user or a calendar wrote reaches Jev only inside `state`.
 
 References and titles crafted to look like instructions, option keys, JSON or
-candidate numbers go through the whole path (`services.resolve_reference`
+candidate numbers go through the whole path (`services.answer`
 with the real Jev judge, or the API over a Radicale of our own) to a
 scripted Jev server that records each request body. Every body must be the
 fixed question (trusted instructions, criteria keyed 1..N and no_match) with
@@ -25,6 +25,7 @@ from resolver.domain.pipeline import NoThresholds, Outcome
 from resolver.judges.jev import JevJudge
 from tests.hostile.canaries import HOSTILE_TITLES
 from tests.support.jev_contract_server import JevContractServer, RecordedRequest, decisive, no_match
+from tests.support.resolving import resolve_outcome
 
 pytestmark = pytest.mark.slow
 
@@ -101,7 +102,7 @@ def test_injection__hostile_reference_and_titles_stay_in_state(reference, privat
     titles = [f"review {t}" for t in HOSTILE_TITLES] + ["Quarterly review", "review the budget"]
     calendar = calendar_of(titles)
     with JevContractServer(default=decisive(1, p=0.97)) as jev:
-        outcome = services.resolve_reference(text=reference, kind="task", calendar=calendar, judge=judge_for(jev),
+        outcome = resolve_outcome(text=reference, kind="task", calendar=calendar, judge=judge_for(jev),
                                              policy=NoThresholds())
         assert outcome.status.value == "needs_clarification", "no threshold is approved: never resolved"
         assert len(jev.systemone_requests) == 1
@@ -113,7 +114,7 @@ def test_injection__a_title_named_like_an_option_key_is_not_an_option(private_ca
     """Titles "no_match" and "3" are data: the option keys stay 1..N and no_match, N = candidates."""
     calendar = calendar_of(["no_match review", "3 review", "review 1"])
     with JevContractServer(default=no_match()) as jev:
-        outcome = services.resolve_reference(text="review", kind="task", calendar=calendar, judge=judge_for(jev),
+        outcome = resolve_outcome(text="review", kind="task", calendar=calendar, judge=judge_for(jev),
                                              policy=NoThresholds())
         body = jev.systemone_requests[0].json
     assert list(body["questions"][jdg.QUESTION_NAME]["criteria"]) == ["1", "2", "3", "no_match"]
@@ -168,7 +169,7 @@ def test_injection__arbitrary_text_never_reaches_the_trusted_part(private_cache,
         def run(reference: str, titles: list[str]) -> None:
             calendar = calendar_of(titles)
             before = len(jev.systemone_requests)
-            outcome = services.resolve_reference(text=reference, kind="task", calendar=calendar, judge=judge,
+            outcome = resolve_outcome(text=reference, kind="task", calendar=calendar, judge=judge,
                                                  policy=NoThresholds())
             example_counts.add("hypothesis: injection, arbitrary reference and titles")
             sent = jev.systemone_requests[before:]

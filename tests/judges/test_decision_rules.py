@@ -23,6 +23,7 @@ from resolver.domain.judgment import QUESTION_ID, question_fingerprint
 from resolver.models import ApprovedThreshold
 from tests.support import jev_contract_server as jev
 from tests.support import openai_contract_server as oai
+from tests.support.resolving import resolve_outcome
 
 pytestmark = pytest.mark.django_db
 
@@ -193,9 +194,8 @@ def test_advice_only__marks_the_suggestion_and_never_resolves(radicale: Any, set
         cache.clear()
         approve(backend, 0.0)
         server.push(oai.choose(2))
-        from resolver.services import resolve_reference
-
-        outcome = resolve_reference(text="portfolio", kind="task")
+        
+        outcome = resolve_outcome(text="portfolio", kind="task")
     assert outcome.status.value == "needs_clarification"
     assert outcome.decision is not None and outcome.decision.reason == "advice_only"
     assert outcome.suggested_item_id == outcome.numbering[2]

@@ -14,6 +14,7 @@ from resolver import services
 from resolver.domain.items import Item, Kind, Method
 from resolver.domain.pipeline import Outcome, Status
 from tests.web.conftest import XSS_COLLECTION, XSS_TITLE, issued_seconds_ago, page_path
+from tests.support.resolving import resolve_outcome
 
 pytestmark = pytest.mark.django_db
 
@@ -214,7 +215,7 @@ def test_clarify__tampered_and_foreign_tokens_look_the_same(radicale_live, alice
 
 
 def test_clarify__expired_token_is_410(radicale_live, alice, alice_client: Client, bob_client: Client) -> None:
-    outcome = services.resolve_reference(text=OFFSITE, kind="task", collection_ids=["work", "personal"])
+    outcome = resolve_outcome(text=OFFSITE, kind="task", collection_ids=["work", "personal"])
     with issued_seconds_ago(901):
         path = page_path(outcome, alice.pk)
     response = alice_client.get(path)
@@ -225,7 +226,7 @@ def test_clarify__expired_token_is_410(radicale_live, alice, alice_client: Clien
 
 
 def test_clarify__max_age_setting_is_honoured(radicale_live, settings, alice, alice_client: Client) -> None:
-    outcome = services.resolve_reference(text=OFFSITE, kind="task", collection_ids=["work", "personal"])
+    outcome = resolve_outcome(text=OFFSITE, kind="task", collection_ids=["work", "personal"])
     with issued_seconds_ago(120):
         path = page_path(outcome, alice.pk)
     assert alice_client.get(path).status_code == 200
