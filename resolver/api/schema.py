@@ -335,7 +335,7 @@ _COMMON_ERRORS = (401, 403, 404, 405, 406, 500)
 
 # The 400 codes, named for ENUM_NAME_OVERRIDES: drf-spectacular would call the
 # hoisted enum after the field ("CodeEnum"), which says nothing.
-BAD_REQUEST_CODES = list(error_codes_by_status()[400])
+BAD_REQUEST_CODES = tuple(error_codes_by_status()[400])
 
 _HEADERS: dict[int, OpenApiParameter] = {
     401: OpenApiParameter(
