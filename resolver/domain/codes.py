@@ -13,7 +13,18 @@ from __future__ import annotations
 
 import re
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeVar
+
+E = TypeVar("E", bound=StrEnum)
+
+
+def _member(cls: type[E], value: str, **facts: Any) -> E:
+    """A StrEnum member whose value is `value` (what the JSON carries) and with `facts` as attributes."""
+    member = str.__new__(cls, value)
+    member._value_ = value
+    for name, fact in facts.items():
+        setattr(member, name, fact)
+    return member
 
 
 class Reason(StrEnum):
@@ -58,12 +69,7 @@ class Reason(StrEnum):
     legend: str
 
     def __new__(cls, value: str, description: str = "", heading: str = "", legend: str = "") -> Reason:
-        member = str.__new__(cls, value)
-        member._value_ = value
-        member.description = description
-        member.heading = heading
-        member.legend = legend
-        return member
+        return _member(cls, value, description=description, heading=heading, legend=legend)
 
     @classmethod
     def for_page(cls, value: str | None, *, has_candidates: bool) -> Reason:
@@ -115,12 +121,7 @@ class WarningCode(StrEnum):
     note: str
 
     def __new__(cls, value: str, description: str = "", message: str = "", note: str = "") -> WarningCode:
-        member = str.__new__(cls, value)
-        member._value_ = value
-        member.description = description
-        member.message = message
-        member.note = note
-        return member
+        return _member(cls, value, description=description, message=message, note=note)
 
 
 # The judge's own word for "off", and the message that says so rather than that a service failed.
@@ -183,13 +184,7 @@ class ErrorCode(StrEnum):
 
     def __new__(cls, value: str, http_status: int = 500, exit_code: int | None = None, when: str = "",
                 in_api: bool = True) -> ErrorCode:
-        member = str.__new__(cls, value)
-        member._value_ = value
-        member.http_status = http_status
-        member.exit_code = exit_code
-        member.when = when
-        member.in_api = in_api
-        return member
+        return _member(cls, value, http_status=http_status, exit_code=exit_code, when=when, in_api=in_api)
 
     @property
     def http_only(self) -> bool:
