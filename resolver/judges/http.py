@@ -68,6 +68,34 @@ class JudgeConnections:
             session.close()
 
 
+def _attempt(session: requests.Session, url: str, payload: bytes, headers: Mapping[str, str],
+             timeout: tuple[float, float], *, attempts: int,
+             request_id_header: str) -> tuple[Exchange, bool, float | None]:
+    """One POST: what it came to, whether another attempt may help, and the server's retry hint."""
+    try:
+        response = session.post(url, data=payload, headers=dict(headers), timeout=timeout)
+    except requests.Timeout:
+        return Exchange(reason="timeout", attempts=attempts), True, None
+    except requests.ConnectionError:
+        return Exchange(reason="connection_error", attempts=attempts), True, None
+    except requests.RequestException as exc:
+        return Exchange(reason="request_error", attempts=attempts, detail=type(exc).__name__), False, None
+    server_id = response.headers.get(request_id_header)
+    server_id = (header_safe(server_id) or None) if server_id is not None else None
+    status = response.status_code
+    if status != 200:
+        retry = is_retryable_status(status)
+        return (Exchange(reason=http_reason(status), attempts=attempts, status=status,
+                         error_body=response.content[:4096], server_request_id=server_id),
+                retry, retry_after_seconds(response.headers) if retry else None)
+    try:
+        body = json.loads(response.content)
+    except ValueError:
+        # A 200 that is not JSON is a proxy or gateway page: transient.
+        return Exchange(reason="not_json", attempts=attempts, status=status, server_request_id=server_id), True, None
+    return Exchange(reason="ok", attempts=attempts, status=status, body=body, server_request_id=server_id), False, None
+
+
 def is_retryable_status(status: int) -> bool:
     return status in _RETRYABLE_STATUSES or 500 <= status <= 599
 
@@ -146,34 +174,8 @@ def post_json(
         attempts += 1
         timeout = (min(connect_timeout, remaining), min(read_timeout, remaining))
         began = clock()
-        retry_after: float | None = None
-        try:
-            response = session.post(url, data=payload, headers=dict(headers), timeout=timeout)
-        except requests.Timeout:
-            last, retry = Exchange(reason="timeout", attempts=attempts), True
-        except requests.ConnectionError:
-            last, retry = Exchange(reason="connection_error", attempts=attempts), True
-        except requests.RequestException as exc:
-            last, retry = Exchange(reason="request_error", attempts=attempts, detail=type(exc).__name__), False
-        else:
-            server_id = response.headers.get(request_id_header)
-            server_id = (header_safe(server_id) or None) if server_id is not None else None
-            status = response.status_code
-            if status != 200:
-                retry = is_retryable_status(status)
-                retry_after = retry_after_seconds(response.headers) if retry else None
-                last = Exchange(reason=http_reason(status), attempts=attempts, status=status,
-                                error_body=response.content[:4096], server_request_id=server_id)
-            else:
-                try:
-                    body = json.loads(response.content)
-                except ValueError:
-                    # A 200 that is not JSON is a proxy or gateway page: transient.
-                    last, retry = Exchange(reason="not_json", attempts=attempts, status=status,
-                                           server_request_id=server_id), True
-                else:
-                    last, retry = Exchange(reason="ok", attempts=attempts, status=status, body=body,
-                                           server_request_id=server_id), False
+        last, retry, retry_after = _attempt(session, url, payload, headers, timeout, attempts=attempts,
+                                            request_id_header=request_id_header)
         logger.log(
             logging.INFO if last.reason == "ok" else logging.WARNING,
             "%s attempt=%d request_id=%s status=%s outcome=%s latency_ms=%d server_request_id=%s",

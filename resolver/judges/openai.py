@@ -179,24 +179,32 @@ class OpenAIJudge:
                             {"role": "user", "content": chat.correction(question)}]
                 continue
             validity.append("valid")
-            distribution = number_distribution(logprobs, content, question)
-            source = ProbabilitySource.LOGPROBS
-            if distribution is None or _top(distribution, choice) != choice:
-                # No usable log-probabilities, or ones that disagree with the
-                # answer given: the answer stands, as advice.
-                distribution, source = advice_probabilities(choice, question), ProbabilitySource.NONE
-            return Judgment(
-                model=model,
-                choice=choice,
-                probabilities=distribution,
-                jev_request_id=exchange.server_request_id,
-                latency_ms=self._elapsed_ms(start),
-                attempts=attempts,
-                backend=self.backend,
-                probability_source=source,
-                fingerprint=self.fingerprint,
-                attempt_validity=tuple(validity),
-            )
+            return self._judgment(question, choice, content=content, model=model, logprobs=logprobs,
+                                  server_request_id=exchange.server_request_id, attempts=attempts, start=start,
+                                  validity=tuple(validity))
+
+    def _judgment(self, question: Question, choice: str, *, content: Any, model: str, logprobs: object,
+                  server_request_id: str | None, attempts: int, start: float,
+                  validity: tuple[str, ...]) -> Judgment:
+        """A valid answer, with the probabilities its log-probabilities give, or as advice without them."""
+        distribution = number_distribution(logprobs, content, question)
+        source = ProbabilitySource.LOGPROBS
+        if distribution is None or _top(distribution, choice) != choice:
+            # No usable log-probabilities, or ones that disagree with the
+            # answer given: the answer stands, as advice.
+            distribution, source = advice_probabilities(choice, question), ProbabilitySource.NONE
+        return Judgment(
+            model=model,
+            choice=choice,
+            probabilities=distribution,
+            jev_request_id=server_request_id,
+            latency_ms=self._elapsed_ms(start),
+            attempts=attempts,
+            backend=self.backend,
+            probability_source=source,
+            fingerprint=self.fingerprint,
+            attempt_validity=validity,
+        )
 
 
 def _read_completion(body: object) -> tuple[object, str, object]:

@@ -142,12 +142,19 @@ def test_schema__invalid_request_example_is_what_the_service_says():
                                                        "details": caught.value.details}
 
 
-def test_schema__every_reason_has_a_clarification_example_or_is_single_candidate():
+def test_schema__examples_name_declared_codes_only():
+    """The example data cannot drift from the enums: every reason, warning and error code in it is declared."""
     from resolver.api.schema import examples
 
-    shown = {Reason(e["reason"]) for e in examples()["clarifications"]}
-    # single_candidate is ambiguous with one candidate: its example would repeat that one.
-    assert shown | {Reason.SINGLE_CANDIDATE} == set(Reason)
+    data = examples()
+    assert {Reason(e["reason"]) for e in data["clarifications"]}
+    for example in data["clarifications"]:
+        Reason(example["reason"])
+        for warning in example.get("warnings", []):
+            code = WarningCode(warning["code"])
+            off = codes.judge_is_off(code, warning["details"])
+            assert warning["message"] == (codes.JUDGE_OFF_MESSAGE if off else code.message)
+    assert all(ErrorCode(code).in_api for code in data["errors"])
 
 
 def test_elicitation__adds_the_note_of_a_warning_for_people():
@@ -158,3 +165,49 @@ def test_elicitation__adds_the_note_of_a_warning_for_people():
                              {"code": "candidate_narrowed", "message": "m", "details": {}}]}
     assert elicitation.message(envelope) == (
         f"Which item do you mean? {WarningCode.OCCURRENCE_OUTSIDE_RANGE.note} Choose one, or \"None of these\".")
+
+
+# --- every sub-reason the code spells out is declared ----------------------------------
+
+_ROOT = __import__("pathlib").Path(__file__).resolve().parents[2] / "resolver"
+
+
+def _called(path, names):
+    """(called name, first string argument or `reason=` / details `"reason"` string) in `path`."""
+    import ast
+
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        if name not in names:
+            continue
+        values = [node.args[0]] if node.args else []
+        values += [k.value for k in node.keywords if k.arg == "reason"]
+        for k in node.keywords:
+            if k.arg == "details" and isinstance(k.value, ast.Dict):
+                values += [v for key, v in zip(k.value.keys, k.value.values)
+                           if isinstance(key, ast.Constant) and key.value == "reason"]
+        for value in values:
+            if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                yield name, value.value
+
+
+def test_sub_reasons__calendar_failures_are_declared():
+    found = {(p.name, reason) for p in (_ROOT / "calendars").rglob("*.py")
+             for _, reason in _called(p, {"unavailable", "CalendarUnavailable"})}
+    assert found, "the scan found no calendar failure at all"
+    assert {r for _, r in found} <= {f.value for f in codes.CalendarFailure}, found
+
+
+def test_sub_reasons__judgment_failures_are_declared():
+    found = {(p.name, reason) for p in (_ROOT / "judges").rglob("*.py")
+             for _, reason in _called(p, {"JudgmentUnavailable", "Exchange", "_Attempt", "unavailable"})}
+    assert found, "the scan found no judgment failure at all"
+    assert {r for _, r in found} - {"ok"} <= {f.value for f in codes.JudgmentFailure}, found
+
+
+def test_sub_reasons__account_rejections_are_declared():
+    found = {reason for _, reason in _called(_ROOT / "accounts.py", {"_refuse"})}
+    assert found == {r.value for r in codes.AccountRejection}
