@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import ipaddress
-import socket
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -88,8 +86,10 @@ class _AccountSettings:
     """resolver_settings, with one account's URL and credentials."""
 
     def __init__(self, account: ConnectedAccount) -> None:
+        # A person's account connects only to public addresses, checked on every connection.
         self._own = {"CALDAV_URL": account.url, "CALDAV_USERNAME": account.username,
-                     "CALDAV_PASSWORD": account.password}
+                     "CALDAV_PASSWORD": account.password,
+                     "CALDAV_CHECK_ADDRESSES": not resolver_settings.ACCOUNT_ALLOW_PRIVATE_ADDRESSES}
 
     def __getattr__(self, name: str) -> Any:
         own = self.__dict__["_own"]
@@ -282,32 +282,39 @@ def _refuse(reason: str, message: str) -> AccountRejected:
     return AccountRejected(message, details={"reason": reason})
 
 
+NOT_ALLOWED = ("That server's name does not lead to a public address this site connects to "
+               "(it is unknown, or on a private or local network).")
+
+
 def check_url(url: str) -> str:
     """An http(s) URL with a host, on a public address unless RESOLVER["ACCOUNT_ALLOW_PRIVATE_ADDRESSES"].
 
     Anyone signed in may name a server, and the live check makes this server
     connect to it: without this, a person could make it probe the site's own
-    network (databases, metadata services). Checked on the addresses the name
-    resolves to now.
+    network (databases, metadata services). This is the early, friendly answer;
+    the guarantee is that every connection checks again, on the address it
+    connects to (resolver/calendars/caldav/connections.py). A private name and
+    an unknown one get the same answer, so the form maps nothing.
     """
+    from resolver.calendars.caldav import addresses
+
     url = (url or "").strip()
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise _refuse("invalid", "Give the server's address as an http:// or https:// URL.")
     if parts.username or parts.password:
         raise _refuse("invalid", "Give the username and password in their own fields, not in the URL.")
-    if resolver_settings.ACCOUNT_ALLOW_PRIVATE_ADDRESSES:
-        return url
     try:
-        infos = socket.getaddrinfo(parts.hostname, parts.port or (443 if parts.scheme == "https" else 80),
-                                   type=socket.SOCK_STREAM)
-    except (socket.gaierror, UnicodeError, ValueError):
-        raise _refuse("unreachable", "The server's name could not be found.") from None
-    for info in infos:
-        address = ipaddress.ip_address(info[4][0].split("%", 1)[0])
-        if not address.is_global:
-            raise _refuse("address_not_allowed", "That server is on a private or local network address, "
-                                                 "which this site does not connect to.")
+        host = addresses.normalise_host(parts.hostname)
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError as err:  # BadHostName, or a port out of range
+        raise _refuse("invalid", str(err) if isinstance(err, addresses.BadHostName)
+                      else "The server's port is not valid.") from None
+    if not resolver_settings.ACCOUNT_ALLOW_PRIVATE_ADDRESSES:
+        try:
+            addresses.resolve_checked(host, port)
+        except addresses.AddressRefused:
+            raise _refuse("address_not_allowed", NOT_ALLOWED) from None
     return url
 
 
@@ -321,6 +328,8 @@ def verify(url: str, username: str, password: str) -> list[Collection]:
         reason = str(err.details.get("reason", ""))
         if reason == "unauthorized":
             raise _refuse("unauthorized", "The server refused this username and password.") from None
+        if reason == "address_not_allowed":
+            raise _refuse("address_not_allowed", NOT_ALLOWED) from None
         if reason in ("unreachable", "timeout"):
             raise _refuse("unreachable", "The server could not be reached (no answer, or too slow).") from None
         raise _refuse("not_caldav", "That address answered, but not as a CalDAV server.") from None
@@ -328,21 +337,20 @@ def verify(url: str, username: str, password: str) -> list[Collection]:
         raise _refuse("not_caldav", "That address answered, but not as a CalDAV server.") from None
     # A web server that is not CalDAV can look like a principal without calendars
     # to the discovery; a CalDAV server says so in OPTIONS (RFC 4791, 5.1).
-    if not found and not _says_calendar_access(url):
+    if not found and not _says_calendar_access(source):
         raise _refuse("not_caldav", "That address answered, but not as a CalDAV server.")
     return found
 
 
-def _says_calendar_access(url: str) -> bool:
-    """OPTIONS without credentials and without following redirects: nothing leaves the origin."""
-    import requests
-
+def _says_calendar_access(source: CalendarSource) -> bool:
+    """OPTIONS without credentials or redirects, through the reader's client (its address policy, its deadline)."""
+    probe = getattr(source, "says_calendar_access", None)
     try:
-        response = requests.options(url, timeout=float(resolver_settings.CALDAV_TIMEOUT), allow_redirects=False)
-    except requests.RequestException:
-        return False
-    dav = {part.strip().lower() for part in response.headers.get("DAV", "").split(",")}
-    return "calendar-access" in dav
+        return bool(probe()) if probe is not None else False
+    except CalendarUnavailable as err:
+        if err.details.get("reason") == "address_not_allowed":
+            raise _refuse("address_not_allowed", NOT_ALLOWED) from None
+        raise _refuse("unreachable", "The server could not be reached (no answer, or too slow).") from None
 
 
 def unique_slug(wanted: str, taken: Iterable[str]) -> str:
@@ -399,10 +407,9 @@ def forget(row: CalendarAccount) -> None:
     """Drop what the process remembers of a removed account: its namespaced items and its reader."""
     namespaces().drop(row.pk)
     try:
-        from resolver.calendars.caldav import CalDAVAccount, readers
+        from resolver.calendars.caldav import readers
 
-        account = row.as_account()
-        readers().drop(CalDAVAccount(url=account.url, username=account.username, password=account.password))
+        readers().drop(source_for(row.as_account()).account)  # type: ignore[attr-defined]
     except Exception:  # noqa: BLE001 - an unreadable password: nothing was ever read for it
         pass
 

@@ -1,0 +1,176 @@
+"""The connect-time address policy (issue 26, point 1): a person's account reaches only a public
+address, checked on the connection that uses it.
+
+DNS is faked in process (tests/support/network.py) and a listener on 127.0.0.1
+stands for the site's own network: in every attack it must receive nothing.
+"""
+from __future__ import annotations
+
+import io
+import ipaddress
+import json
+import sys
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from rest_framework.test import APIClient
+
+from resolver import accounts
+from resolver.calendars.caldav import addresses
+from resolver.domain.errors import AccountRejected
+from resolver.models import CalendarAccount
+from tests.support.network import FakeDNS, Listener
+
+pytestmark = pytest.mark.django_db
+
+PUBLIC = "93.184.216.34"  # only ever resolved: the guard in FakeDNS refuses a connection off loopback
+
+
+@pytest.fixture
+def guarded(per_user, settings):
+    """Per-user accounts with the production policy: private addresses refused."""
+    settings.RESOLVER = {**settings.RESOLVER, "ACCOUNT_ALLOW_PRIVATE_ADDRESSES": False}
+    return per_user
+
+
+def _add_command(username: str, url: str) -> CommandError:
+    real, sys.stdin = sys.stdin, io.StringIO("a password\n")
+    try:
+        with pytest.raises(CommandError) as caught:
+            call_command("calendar_accounts", "add", "--user", username, "--url", url, "--username", "someone",
+                         "--password-stdin", stdout=io.StringIO(), stderr=io.StringIO())
+    finally:
+        sys.stdin = real
+    return caught.value
+
+
+# --- the rules ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", [
+    "127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.0",
+    "224.0.0.1", "240.0.0.1", "255.255.255.255", "::1", "::", "fe80::1", "fc00::1", "ff02::1",
+    "::ffff:127.0.0.1",            # IPv4-mapped
+    "::127.0.0.1", "::a9fe:a9fe",  # IPv4-compatible
+    "64:ff9b::a9fe:a9fe",          # NAT64 of 169.254.169.254
+    "64:ff9b::7f00:1",             # NAT64 of 127.0.0.1
+    "64:ff9b:1::a9fe:a9fe",        # local-use NAT64 prefix
+    "2002:7f00:1::1",              # 6to4 of 127.0.0.1
+    "2002:a9fe:a9fe::1",           # 6to4 of 169.254.169.254
+    "2001:0:4136:e378:8000:63bf:3fff:fdd2",  # Teredo (RFC 4380's example: client 192.0.2.45)
+])
+def test_allowed__refuses_every_non_public_form(text):
+    assert not addresses.allowed(ipaddress.ip_address(text))
+
+
+@pytest.mark.parametrize("text", ["93.184.216.34", "2606:2800:220:1:248:1893:25c8:1946", "64:ff9b::5db8:d822"])
+def test_allowed__public_addresses_pass(text):
+    assert addresses.allowed(ipaddress.ip_address(text))
+
+
+def test_normalise_host__the_http_clients_idna_spelling():
+    import requests
+
+    assert addresses.normalise_host("straße.example") == "xn--strae-oqa.example"
+    prepared = requests.Request("GET", "http://straße.example/").prepare()
+    assert prepared.url == "http://xn--strae-oqa.example/"  # requests spells it the same
+    assert addresses.normalise_host("Dav.Example") == "dav.example"
+    assert addresses.normalise_host("[::1]") == "::1"
+    with pytest.raises(addresses.BadHostName):
+        addresses.normalise_host("a\u200db.example")  # a joiner no IDNA rule admits here
+
+
+# --- attacks, through the documented surfaces ------------------------------------------------------
+
+
+def test_add__idna_name_is_checked_as_it_would_be_connected(guarded, django_user_model):
+    django_user_model.objects.create_user("mallory")
+    with Listener() as listener:
+        dns = FakeDNS({"strasse.example": [PUBLIC], "xn--strae-oqa.example": ["127.0.0.1"]})
+        with dns.installed():
+            error = _add_command("mallory", f"http://straße.example:{listener.port}/")
+    assert error.returncode == 2 and "account_rejected (address_not_allowed)" in str(error)
+    assert dns.lookups == ["xn--strae-oqa.example"] and not dns.public_connects
+    assert listener.untouched and not CalendarAccount.objects.exists()
+
+
+def test_add__rebinding_at_the_check_is_refused_on_the_connection(guarded, django_user_model):
+    user = django_user_model.objects.create_user("mallory")
+    with Listener() as listener:
+        dns = FakeDNS({"rebind.example": [PUBLIC, "127.0.0.1"]})  # public to the check, loopback after
+        with dns.installed(), pytest.raises(AccountRejected) as caught:
+            accounts.add_account(user=user, url=f"http://rebind.example:{listener.port}/", username="u",
+                                 password="p")
+    assert caught.value.details["reason"] == "address_not_allowed"
+    assert len(dns.lookups) >= 2 and not dns.public_connects  # the connection looked again, and refused
+    assert listener.untouched and not CalendarAccount.objects.exists()
+
+
+def _saved_account(user, url: str) -> CalendarAccount:
+    """An account saved while its name was public (as if added earlier)."""
+    row = CalendarAccount(user=user, slug="home", url=url, username="alice")
+    row.save()
+    row.set_password("alice's app password")
+    row.save()
+    return row
+
+
+def test_resolve__rebinding_after_the_account_was_saved(guarded, django_user_model):
+    from rest_framework.authtoken.models import Token
+
+    user = django_user_model.objects.create_user("alice")
+    token = Token.objects.create(user=user).key
+    with Listener() as listener:
+        _saved_account(user, f"http://saved.example:{listener.port}/")
+        with FakeDNS({"saved.example": ["127.0.0.1"]}).installed():
+            client = APIClient()
+            client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+            api = client.post("/v1/resolve", {"text": "Quarterly report", "kind": "task"}, format="json")
+            out = io.StringIO()
+            with pytest.raises(SystemExit) as exit_:
+                call_command("resolve", "--user", "alice", "--text", "Quarterly report", "--kind", "task",
+                             "--json", stdout=out, stderr=io.StringIO())
+    assert api.status_code == 503
+    assert api.json()["error"]["code"] == "calendar_unavailable"
+    assert api.json()["error"]["details"]["reason"] == "address_not_allowed"
+    command = json.loads(out.getvalue())
+    assert exit_.value.code == 4 and command["error"]["details"]["reason"] == "address_not_allowed"
+    assert listener.untouched
+
+
+@pytest.mark.parametrize("host", ["[64:ff9b::a9fe:a9fe]", "[::ffff:127.0.0.1]", "2130706433", "[::127.0.0.1]",
+                                  "[2002:7f00:1::1]"])
+def test_add__embedded_and_decimal_addresses_refused(guarded, django_user_model, host):
+    user = django_user_model.objects.create_user("mallory")
+    with pytest.raises(AccountRejected) as caught:
+        accounts.add_account(user=user, url=f"http://{host}/", username="u", password="p")
+    assert caught.value.details["reason"] == "address_not_allowed"
+    assert not CalendarAccount.objects.exists()
+
+
+def test_add__private_and_unknown_names_get_the_same_answer(guarded, django_user_model):
+    user = django_user_model.objects.create_user("mallory")
+    answers = []
+    with FakeDNS({"db.internal": ["10.0.0.5"]}).installed():
+        for url in ("http://db.internal/", "http://no-such-name.invalid/"):
+            with pytest.raises(AccountRejected) as caught:
+                accounts.add_account(user=user, url=url, username="u", password="p")
+            answers.append((caught.value.details["reason"], caught.value.message))
+    assert answers[0] == answers[1] and answers[0][0] == "address_not_allowed"
+
+
+def test_connection__pinned_to_the_checked_address_with_the_name_in_host(monkeypatch):
+    """With the policy on, the request goes to the address the check saw, asking for the name."""
+    from resolver.calendars.caldav import CalDAVAccount
+    from resolver.calendars.caldav.http import DAVClient, Transport
+
+    monkeypatch.setattr(addresses, "_public", lambda address: True)  # let loopback stand for a public host
+    with Listener() as listener:
+        dns = FakeDNS({"dav.example": ["127.0.0.1"]})
+        with dns.installed():
+            client = DAVClient(CalDAVAccount(url=f"http://dav.example:{listener.port}/", check_addresses=True))
+            with pytest.raises(Exception):
+                Transport(client, timeout=0.5, max_bytes=1000).propfind("/", b"<x/>", depth=0)
+    assert listener.connections >= 1 and not dns.public_connects
+    assert f"Host: dav.example:{listener.port}".encode() in listener.received
