@@ -32,8 +32,11 @@ from urllib.parse import urlsplit
 
 from django.utils.text import slugify
 
+from resolver import deadline
 from resolver.conf import import_setting, resolver_settings
-from resolver.domain.errors import AccountRejected, CalendarUnavailable, CollectionNotFound, NoCalendarAccount
+from resolver.domain.errors import (
+    AccountRejected, CalendarUnavailable, CollectionNotFound, NoCalendarAccount, ResolverError,
+)
 from resolver.domain.items import Collection, Item, Kind
 from resolver.domain.ports import CalendarSource
 
@@ -362,6 +365,7 @@ def unique_slug(wanted: str, taken: Iterable[str]) -> str:
     return slug
 
 
+@deadline.bounded  # the live check, the OPTIONS probe and all, under the request's deadline
 def add_account(*, user: Any, url: str, username: str, password: str, label: str = "") -> tuple[CalendarAccount, list[Collection]]:
     """Verify the account live, then save it for `user`. Raises AccountRejected; saves nothing then."""
     from resolver.models import CalendarAccount
@@ -412,6 +416,27 @@ def forget(row: CalendarAccount) -> None:
         readers().drop(source_for(row.as_account()).account)  # type: ignore[attr-defined]
     except Exception:  # noqa: BLE001 - an unreadable password: nothing was ever read for it
         pass
+
+
+@dataclass(frozen=True)
+class AccountState:
+    """One account as its owner's overview shows it: its collections, or why they could not be read."""
+
+    account: CalendarAccount
+    collections: list[Collection] | None
+    error: ResolverError | None
+
+
+@deadline.bounded  # one deadline for the whole overview, however many accounts
+def overview(user: Any) -> list[AccountState]:
+    """Each of `user`'s accounts read live; past the deadline, the rest say calendar_unavailable/timeout."""
+    states = []
+    for account in accounts_of(user):
+        try:
+            states.append(AccountState(account, collections_of(account), None))
+        except ResolverError as err:
+            states.append(AccountState(account, None, err))
+    return states
 
 
 def collections_of(account: CalendarAccount) -> list[Collection]:

@@ -109,3 +109,58 @@ class Listener:
     @property
     def untouched(self) -> bool:
         return self.connections == 0 and self.received == b""
+
+
+class HeaderTrickler:
+    """An HTTP server on 127.0.0.1 that sends its status line and headers a byte at a time (every 0.4 s),
+    up to `max_bytes` (then closes): the header phase a per-read timeout never ends."""
+
+    def __init__(self, *, interval: float = 0.4, max_bytes: int = 40) -> None:
+        self.interval = interval
+        self.max_bytes = max_bytes
+        self.listener = Listener()
+        self.requests = 0
+        # Set when a client hung up before the headers were all sent (what a deadline does).
+        self.cut = threading.Event()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.listener.port}/"
+
+    def _run(self) -> None:
+        sock = self.listener.sock
+        while not self._stop.is_set():
+            try:
+                conn, _ = sock.accept()
+            except (TimeoutError, OSError):
+                continue
+            self.requests += 1
+            threading.Thread(target=self._trickle, args=(conn,), daemon=True).start()
+
+    def _trickle(self, conn: socket.socket) -> None:
+        head = b"HTTP/1.1 207 Multi-Status\r\nContent-Type: application/xml\r\nX-Slow: " + b"z" * 1000
+        try:
+            conn.recv(65536)
+        except OSError:
+            conn.close()
+            return
+        try:
+            for byte in head[: self.max_bytes]:
+                if self._stop.wait(self.interval):
+                    break
+                conn.sendall(bytes([byte]))
+        except OSError:
+            self.cut.set()  # the client ended the exchange while the headers were still coming
+        finally:
+            conn.close()
+
+    def __enter__(self) -> HeaderTrickler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=2)
+        self.listener.sock.close()

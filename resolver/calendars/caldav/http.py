@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 import requests
 import urllib3.exceptions
 
-from resolver import deadline
+from resolver.domain import deadline
 from resolver.calendars.caldav import watchdog
 from resolver.calendars.caldav.account import CalDAVAccount, Origin
 from resolver.calendars.caldav.addresses import AddressRefused
