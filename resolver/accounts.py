@@ -365,9 +365,26 @@ def unique_slug(wanted: str, taken: Iterable[str]) -> str:
     return slug
 
 
+def _check_limits(user: Any, client_address: str | None) -> None:
+    """At most ACCOUNT_MAX_PER_USER accounts; at most ACCOUNT_CHECK_RATE checks per person and per client address."""
+    from resolver.models import CalendarAccount
+    from resolver.throttling import AttemptLimiter
+
+    limit = int(resolver_settings.ACCOUNT_MAX_PER_USER)
+    if CalendarAccount.objects.filter(user=user).count() >= limit:
+        raise _refuse("too_many_accounts", f"You have connected {limit} accounts, the most this site allows; "
+                                           "remove one to connect another.")
+    keys = [f"user:{getattr(user, 'pk', None)}"] + ([f"address:{client_address}"] if client_address else [])
+    AttemptLimiter("account_check", str(resolver_settings.ACCOUNT_CHECK_RATE)).attempt(keys)
+
+
 @deadline.bounded  # the live check, the OPTIONS probe and all, under the request's deadline
-def add_account(*, user: Any, url: str, username: str, password: str, label: str = "") -> tuple[CalendarAccount, list[Collection]]:
-    """Verify the account live, then save it for `user`. Raises AccountRejected; saves nothing then."""
+def add_account(*, user: Any, url: str, username: str, password: str, label: str = "",
+                client_address: str | None = None) -> tuple[CalendarAccount, list[Collection]]:
+    """Verify the account live, then save it for `user`. Raises AccountRejected or Throttled; saves nothing then.
+
+    `client_address` (the page's REMOTE_ADDR) is throttled as well as the person.
+    """
     from resolver.models import CalendarAccount
 
     label = (label or "").strip()
@@ -376,6 +393,7 @@ def add_account(*, user: Any, url: str, username: str, password: str, label: str
         raise _refuse("invalid", "Give the username and the (app) password.")
     if len(label) > 100 or len(username) > 200 or len(url) > 500 or len(password) > 1000:
         raise _refuse("invalid", "A field is too long.")
+    _check_limits(user, client_address)
     collections = verify(url, username, password)
     taken = CalendarAccount.objects.filter(user=user).values_list("slug", flat=True)
     slug = unique_slug(label or urlsplit(url.strip()).hostname or "calendar", taken)

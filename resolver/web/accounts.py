@@ -67,9 +67,13 @@ def accounts_page(request: HttpRequest) -> HttpResponse:
     data = form.cleaned_data
     try:
         accounts.add_account(user=request.user, url=data["url"], username=data["username"],
-                             password=data["password"], label=data["label"])
+                             password=data["password"], label=data["label"],
+                             client_address=request.META.get("REMOTE_ADDR"))
     except ResolverError as err:
-        return _page(request, AccountForm(initial=_without_password(form)), error=err.message, status=err.http_status)
+        page = _page(request, AccountForm(initial=_without_password(form)), error=err.message, status=err.http_status)
+        if "retry_after_seconds" in err.details:  # throttled: the API's header
+            page["Retry-After"] = str(err.details["retry_after_seconds"])
+        return page
     return HttpResponseSeeOther(reverse("resolver_web:accounts"))
 
 
