@@ -30,6 +30,7 @@ from datetime import tzinfo
 from typing import TYPE_CHECKING, Any, Iterable, Protocol, Sequence
 from urllib.parse import urlsplit
 
+from django.db import transaction
 from django.utils.text import slugify
 
 from resolver import deadline
@@ -398,8 +399,10 @@ def add_account(*, user: Any, url: str, username: str, password: str, label: str
     taken = CalendarAccount.objects.filter(user=user).values_list("slug", flat=True)
     slug = unique_slug(label or urlsplit(url.strip()).hostname or "calendar", taken)
     account = CalendarAccount(user=user, slug=slug, label=label, url=url.strip(), username=username)
-    account.set_password(password)
-    account.save()
+    with transaction.atomic():  # the password is sealed for the row's ID, known once saved
+        account.save()
+        account.set_password(password)
+        account.save(update_fields=["password_sealed"])
     return account, collections
 
 

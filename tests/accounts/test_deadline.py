@@ -74,6 +74,7 @@ def test_accounts_page__lists_what_it_read_and_says_which_it_could_not(per_user,
     url, username, password = per_user.alice
     accounts.add_account(user=user, url=url, username=username, password=password, label="Home")
     slow = CalendarAccount(user=user, slug="slow", url=trickler.url, username="u")
+    slow.save()
     slow.set_password("p")
     slow.save()
     client = Client()
