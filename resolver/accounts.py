@@ -25,7 +25,7 @@ import dataclasses
 import hashlib
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import tzinfo
 from typing import TYPE_CHECKING, Any, Iterable, Protocol, Sequence
 from urllib.parse import urlsplit
@@ -35,6 +35,7 @@ from django.utils.text import slugify
 
 from resolver import deadline
 from resolver.conf import import_setting, resolver_settings
+from resolver.connected import ConnectedAccount
 from resolver.domain.errors import (
     AccountRejected, CalendarUnavailable, CollectionNotFound, NoCalendarAccount, ResolverError,
 )
@@ -47,18 +48,6 @@ if TYPE_CHECKING:
 
 SEPARATOR = "/"
 MAX_SLUG_LENGTH = 40
-
-
-@dataclass(frozen=True)
-class ConnectedAccount:
-    """One CalDAV account as the calendar layer needs it. The password never shows in a repr."""
-
-    key: str  # stable identity: "settings", or "account:<pk>"
-    url: str
-    username: str
-    password: str = field(repr=False)
-    slug: str = ""
-    label: str = ""
 
 
 class AccountBackend(Protocol):
@@ -201,18 +190,20 @@ class NamespaceRegistry:
             return len(self._by_account)
 
 
-_namespaces = NamespaceRegistry()
-
-
 def namespaces() -> NamespaceRegistry:
-    return _namespaces
+    """The process's registry: owned by the app's config (ResolverConfig.namespaces), not by this module."""
+    from django.apps import apps
+
+    return apps.get_app_config("resolver").namespaces  # type: ignore[attr-defined, no-any-return]
 
 
 def use_namespaces(registry: NamespaceRegistry) -> NamespaceRegistry:
     """Make `registry` the process's and return the one it replaces (tests, benchmarks)."""
-    global _namespaces
-    previous, _namespaces = _namespaces, registry
-    return previous
+    from django.apps import apps
+
+    config = apps.get_app_config("resolver")
+    previous, config.namespaces = config.namespaces, registry  # type: ignore[attr-defined]
+    return previous  # type: ignore[no-any-return]
 
 
 class AccountsCalendar:

@@ -8,3 +8,8 @@ class ResolverConfig(AppConfig):
 
     def ready(self) -> None:
         from resolver import checks  # noqa: F401  (registers system checks)
+        from resolver.accounts import NamespaceRegistry
+
+        # The per-user accounts' namespaced items (resolver/accounts.py): the process's
+        # state, owned here rather than by a module global; tests swap it (use_namespaces).
+        self.namespaces = NamespaceRegistry()

@@ -16,7 +16,7 @@ from django.db import models
 from resolver.domain.judgment import QUESTION_ID
 
 if TYPE_CHECKING:
-    from resolver.accounts import ConnectedAccount
+    from resolver.connected import ConnectedAccount
 
 _UNIT_INTERVAL = [MinValueValidator(0.0), MaxValueValidator(1.0)]
 
@@ -125,7 +125,7 @@ class CalendarAccount(models.Model):
 
     def as_account(self) -> "ConnectedAccount":
         """The account for the calendar layer; CalendarUnavailable if its password no longer decrypts."""
-        from resolver.accounts import ConnectedAccount
+        from resolver.connected import ConnectedAccount
         from resolver.domain.errors import CalendarUnavailable
         from resolver.sealing import Unsealable, unseal
 
