@@ -116,7 +116,7 @@ def _saved_account(user, url: str) -> CalendarAccount:
     return row
 
 
-def test_resolve__rebinding_after_the_account_was_saved(guarded, django_user_model):
+def test_resolve_and_collections__rebinding_after_the_account_was_saved(guarded, django_user_model):
     from rest_framework.authtoken.models import Token
 
     user = django_user_model.objects.create_user("alice")
@@ -127,6 +127,7 @@ def test_resolve__rebinding_after_the_account_was_saved(guarded, django_user_mod
             client = APIClient()
             client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
             api = client.post("/v1/resolve", {"text": "Quarterly report", "kind": "task"}, format="json")
+            listed = client.get("/v1/collections")
             out = io.StringIO()
             with pytest.raises(SystemExit) as exit_:
                 call_command("resolve", "--user", "alice", "--text", "Quarterly report", "--kind", "task",
@@ -134,6 +135,7 @@ def test_resolve__rebinding_after_the_account_was_saved(guarded, django_user_mod
     assert api.status_code == 503
     assert api.json()["error"]["code"] == "calendar_unavailable"
     assert api.json()["error"]["details"]["reason"] == "address_not_allowed"
+    assert listed.status_code == 503 and listed.json()["error"]["details"]["reason"] == "address_not_allowed"
     command = json.loads(out.getvalue())
     assert exit_.value.code == 4 and command["error"]["details"]["reason"] == "address_not_allowed"
     assert listener.untouched

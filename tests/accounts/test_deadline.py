@@ -97,3 +97,26 @@ def test_add_account__header_trickle_ends_at_the_deadline(per_user, settings, tr
         accounts.add_account(user=user, url=trickler.url, username="u", password="p")
     assert caught.value.details["reason"] == "unreachable" and not CalendarAccount.objects.exists()
     assert trickler.cut.wait(10)
+
+
+def _token_for(user) -> str:
+    from resolver import clarifications
+    from resolver.domain.items import Kind
+
+    claims = clarifications.ClarificationClaims(request_id="req_deadline", kind=Kind.TASK, collection_ids=(),
+                                                candidate_ids=("itm_a", "itm_b"), user_id=str(user.pk))
+    return clarifications.issue(claims)
+
+
+@pytest.mark.parametrize("method", ["get", "post"])
+def test_clarification_page_and_pick__header_trickle_ends_at_the_deadline(shared_trickler, django_user_model,
+                                                                          method):
+    from django.urls import reverse
+
+    user = django_user_model.objects.create_user("alice")
+    client = Client()
+    client.force_login(user)
+    path = reverse("resolver_web:clarify", kwargs={"token": _token_for(user)})
+    response = client.get(path) if method == "get" else client.post(path, {"item_id": "itm_a"})
+    assert response.status_code == 503  # the page's "cannot be read right now"
+    assert shared_trickler.cut.wait(10)
