@@ -141,6 +141,21 @@ def test_resolve_and_collections__rebinding_after_the_account_was_saved(guarded,
     assert listener.untouched
 
 
+@pytest.mark.django_db(transaction=True)  # the MCP handler reads the account in a worker thread
+def test_mcp_list_collections__rebinding_after_the_account_was_saved(guarded, django_user_model):
+    from resolver import services
+    from tests.accounts.test_deadline import call_mcp_tool
+
+    user = django_user_model.objects.create_user("alice")
+    with Listener() as listener:
+        _saved_account(user, f"http://saved.example:{listener.port}/")
+        with FakeDNS({"saved.example": ["127.0.0.1"]}).installed():
+            envelope = call_mcp_tool(services.Caller(door="mcp", user=user), "list_collections")
+    assert envelope["error"]["code"] == "calendar_unavailable"
+    assert envelope["error"]["details"]["reason"] == "address_not_allowed"
+    assert listener.untouched
+
+
 @pytest.mark.parametrize("host", ["[64:ff9b::a9fe:a9fe]", "[::ffff:127.0.0.1]", "2130706433", "[::127.0.0.1]",
                                   "[2002:7f00:1::1]"])
 def test_add__embedded_and_decimal_addresses_refused(guarded, django_user_model, host):

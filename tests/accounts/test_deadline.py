@@ -48,12 +48,22 @@ def test_api_collections__header_trickle_ends_at_the_deadline(shared_trickler, d
     assert shared_trickler.cut.wait(10)  # hung up mid-headers, not after the server gave up
 
 
-def test_mcp_list_collections_service__header_trickle_ends_at_the_deadline(shared_trickler):
-    # The MCP tool's one service call (resolver/mcp/tools.py: list_collections).
-    with pytest.raises(CalendarUnavailable) as caught:
-        services.collections_envelope(request_id="req_test", caller=services.Caller(door="mcp"))
-    assert caught.value.details["reason"] == "timeout"
+def test_mcp_list_collections__header_trickle_ends_at_the_deadline(shared_trickler):
+    envelope = call_mcp_tool(services.Caller(door="mcp"), "list_collections")
+    assert envelope["error"]["code"] == "calendar_unavailable" and envelope["error"]["details"]["reason"] == "timeout"
     assert shared_trickler.cut.wait(10)
+
+
+def call_mcp_tool(caller: services.Caller, name: str, arguments: dict | None = None) -> dict:
+    """The MCP door's own tool handler (resolver/mcp/tools.py), called in process, its envelope back."""
+    import anyio
+    import mcp_types as types
+
+    from resolver.mcp.tools import Tools
+
+    params = types.CallToolRequestParams(name=name, arguments=arguments)
+    outcome = anyio.run(lambda: Tools(caller=caller).call(None, params))
+    return outcome.structured_content
 
 
 def test_resolve_command__header_trickle_ends_at_the_deadline(shared_trickler):
