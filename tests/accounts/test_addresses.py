@@ -290,3 +290,45 @@ def test_tls__pinned_address_but_sni_and_certificate_are_the_names(tmp_path, mon
         assert server.hosts == [f"dav.example:{server.port}"]
     else:
         assert server.hosts == []  # the certificate did not match the name: nothing was sent
+
+
+def test_redirect__a_same_origin_redirect_is_checked_again(monkeypatch):
+    """The name answers 127.0.0.1 (standing for a public address) to the first request and 127.0.0.2
+    (standing for a private one) to the redirected one: the redirect is refused, .2 gets nothing."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from resolver.calendars.caldav import CalDAVAccount
+    from resolver.calendars.caldav.http import DAVClient, Transport
+    from resolver.domain.errors import CalendarUnavailable
+
+    monkeypatch.setattr(addresses, "_public", lambda address: str(address) == "127.0.0.1")
+    seen: list[str] = []
+
+    class Redirect(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_PROPFIND(self):
+            seen.append(self.path)
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.send_response(301)
+            self.send_header("Location", "/moved/")
+            self.send_header("Content-Length", "0")
+            self.send_header("Connection", "close")  # the redirected request needs a new connection
+            self.end_headers()
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Redirect)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    port = httpd.server_address[1]
+    inner = Listener.on("127.0.0.2", port)
+    try:
+        with inner, FakeDNS({"dav.example": ["127.0.0.1", "127.0.0.2"]}).installed():
+            client = DAVClient(CalDAVAccount(url=f"http://dav.example:{port}/", check_addresses=True))
+            with pytest.raises(CalendarUnavailable) as caught:
+                Transport(client, timeout=2, max_bytes=1000).propfind("/", b"<x/>", depth=0)
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    assert seen == ["/"] and caught.value.details["reason"] == "address_not_allowed"
+    assert inner.untouched

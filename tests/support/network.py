@@ -69,10 +69,10 @@ class FakeDNS:
 class Listener:
     """A TCP listener on 127.0.0.1 that records what reaches it (and answers nothing)."""
 
-    def __init__(self) -> None:
+    def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind(("127.0.0.1", 0))
+        self.sock.bind((host, port))
         self.sock.listen(16)
         self.sock.settimeout(0.1)
         self.port = self.sock.getsockname()[1]
@@ -80,6 +80,11 @@ class Listener:
         self.received = b""
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
+
+    @classmethod
+    def on(cls, host: str, port: int) -> Listener:
+        """A listener on another loopback address (127/8), e.g. the same port as a server on 127.0.0.1."""
+        return cls(host, port)
 
     def _run(self) -> None:
         while not self._stop.is_set():
