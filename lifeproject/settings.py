@@ -62,6 +62,8 @@ env = environ.Env(
     # account above) or resolver.accounts.PerUserAccounts (each person's own).
     RESOLVER_ACCOUNT_BACKEND=(str, "resolver.accounts.SettingsAccount"),
     RESOLVER_ACCOUNT_ALLOW_PRIVATE_ADDRESSES=(bool, False),
+    RESOLVER_ACCOUNT_MAX_PER_USER=(int, 10),
+    RESOLVER_ACCOUNT_CHECK_RATE=(str, "10/hour"),
     # HTTPS hardening: off by default for local development over plain HTTP;
     # the production environment (docs/performance.md) turns every one on.
     SECURE_SSL_REDIRECT=(bool, False),
@@ -259,6 +261,8 @@ RESOLVER = {
     "TIME_ZONE": env("RESOLVER_TIME_ZONE") or None,
     "ACCOUNT_BACKEND": env("RESOLVER_ACCOUNT_BACKEND"),
     "ACCOUNT_ALLOW_PRIVATE_ADDRESSES": env("RESOLVER_ACCOUNT_ALLOW_PRIVATE_ADDRESSES"),
+    "ACCOUNT_MAX_PER_USER": env("RESOLVER_ACCOUNT_MAX_PER_USER"),
+    "ACCOUNT_CHECK_RATE": env("RESOLVER_ACCOUNT_CHECK_RATE"),
 }
 
 # The authorization server of the MCP door (django-oauth-toolkit): authorization code with

@@ -23,19 +23,22 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import ipaddress
-import socket
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import tzinfo
 from typing import TYPE_CHECKING, Any, Iterable, Protocol, Sequence
 from urllib.parse import urlsplit
 
+from django.db import transaction
 from django.utils.text import slugify
 
+from resolver import deadline
 from resolver.conf import import_setting, resolver_settings
-from resolver.domain.errors import AccountRejected, CalendarUnavailable, CollectionNotFound, NoCalendarAccount
+from resolver.connected import ConnectedAccount
+from resolver.domain.errors import (
+    AccountRejected, CalendarUnavailable, CollectionNotFound, NoCalendarAccount, ResolverError,
+)
 from resolver.domain.items import Collection, Item, Kind
 from resolver.domain.ports import CalendarSource
 
@@ -45,18 +48,6 @@ if TYPE_CHECKING:
 
 SEPARATOR = "/"
 MAX_SLUG_LENGTH = 40
-
-
-@dataclass(frozen=True)
-class ConnectedAccount:
-    """One CalDAV account as the calendar layer needs it. The password never shows in a repr."""
-
-    key: str  # stable identity: "settings", or "account:<pk>"
-    url: str
-    username: str
-    password: str = field(repr=False)
-    slug: str = ""
-    label: str = ""
 
 
 class AccountBackend(Protocol):
@@ -88,8 +79,10 @@ class _AccountSettings:
     """resolver_settings, with one account's URL and credentials."""
 
     def __init__(self, account: ConnectedAccount) -> None:
+        # A person's account connects only to public addresses, checked on every connection.
         self._own = {"CALDAV_URL": account.url, "CALDAV_USERNAME": account.username,
-                     "CALDAV_PASSWORD": account.password}
+                     "CALDAV_PASSWORD": account.password,
+                     "CALDAV_CHECK_ADDRESSES": not resolver_settings.ACCOUNT_ALLOW_PRIVATE_ADDRESSES}
 
     def __getattr__(self, name: str) -> Any:
         own = self.__dict__["_own"]
@@ -197,18 +190,20 @@ class NamespaceRegistry:
             return len(self._by_account)
 
 
-_namespaces = NamespaceRegistry()
-
-
 def namespaces() -> NamespaceRegistry:
-    return _namespaces
+    """The process's registry: owned by the app's config (ResolverConfig.namespaces), not by this module."""
+    from django.apps import apps
+
+    return apps.get_app_config("resolver").namespaces  # type: ignore[attr-defined, no-any-return]
 
 
 def use_namespaces(registry: NamespaceRegistry) -> NamespaceRegistry:
     """Make `registry` the process's and return the one it replaces (tests, benchmarks)."""
-    global _namespaces
-    previous, _namespaces = _namespaces, registry
-    return previous
+    from django.apps import apps
+
+    config = apps.get_app_config("resolver")
+    previous, config.namespaces = config.namespaces, registry  # type: ignore[attr-defined]
+    return previous  # type: ignore[no-any-return]
 
 
 class AccountsCalendar:
@@ -282,32 +277,39 @@ def _refuse(reason: str, message: str) -> AccountRejected:
     return AccountRejected(message, details={"reason": reason})
 
 
+NOT_ALLOWED = ("That server's name does not lead to a public address this site connects to "
+               "(it is unknown, or on a private or local network).")
+
+
 def check_url(url: str) -> str:
     """An http(s) URL with a host, on a public address unless RESOLVER["ACCOUNT_ALLOW_PRIVATE_ADDRESSES"].
 
     Anyone signed in may name a server, and the live check makes this server
     connect to it: without this, a person could make it probe the site's own
-    network (databases, metadata services). Checked on the addresses the name
-    resolves to now.
+    network (databases, metadata services). This is the early, friendly answer;
+    the guarantee is that every connection checks again, on the address it
+    connects to (resolver/calendars/caldav/connections.py). A private name and
+    an unknown one get the same answer, so the form maps nothing.
     """
+    from resolver.calendars.caldav import addresses
+
     url = (url or "").strip()
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise _refuse("invalid", "Give the server's address as an http:// or https:// URL.")
     if parts.username or parts.password:
         raise _refuse("invalid", "Give the username and password in their own fields, not in the URL.")
-    if resolver_settings.ACCOUNT_ALLOW_PRIVATE_ADDRESSES:
-        return url
     try:
-        infos = socket.getaddrinfo(parts.hostname, parts.port or (443 if parts.scheme == "https" else 80),
-                                   type=socket.SOCK_STREAM)
-    except (socket.gaierror, UnicodeError, ValueError):
-        raise _refuse("unreachable", "The server's name could not be found.") from None
-    for info in infos:
-        address = ipaddress.ip_address(info[4][0].split("%", 1)[0])
-        if not address.is_global:
-            raise _refuse("address_not_allowed", "That server is on a private or local network address, "
-                                                 "which this site does not connect to.")
+        host = addresses.normalise_host(parts.hostname)
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError as err:  # BadHostName, or a port out of range
+        raise _refuse("invalid", str(err) if isinstance(err, addresses.BadHostName)
+                      else "The server's port is not valid.") from None
+    if not resolver_settings.ACCOUNT_ALLOW_PRIVATE_ADDRESSES:
+        try:
+            addresses.resolve_checked(host, port)
+        except addresses.AddressRefused:
+            raise _refuse("address_not_allowed", NOT_ALLOWED) from None
     return url
 
 
@@ -321,6 +323,8 @@ def verify(url: str, username: str, password: str) -> list[Collection]:
         reason = str(err.details.get("reason", ""))
         if reason == "unauthorized":
             raise _refuse("unauthorized", "The server refused this username and password.") from None
+        if reason == "address_not_allowed":
+            raise _refuse("address_not_allowed", NOT_ALLOWED) from None
         if reason in ("unreachable", "timeout"):
             raise _refuse("unreachable", "The server could not be reached (no answer, or too slow).") from None
         raise _refuse("not_caldav", "That address answered, but not as a CalDAV server.") from None
@@ -328,21 +332,20 @@ def verify(url: str, username: str, password: str) -> list[Collection]:
         raise _refuse("not_caldav", "That address answered, but not as a CalDAV server.") from None
     # A web server that is not CalDAV can look like a principal without calendars
     # to the discovery; a CalDAV server says so in OPTIONS (RFC 4791, 5.1).
-    if not found and not _says_calendar_access(url):
+    if not found and not _says_calendar_access(source):
         raise _refuse("not_caldav", "That address answered, but not as a CalDAV server.")
     return found
 
 
-def _says_calendar_access(url: str) -> bool:
-    """OPTIONS without credentials and without following redirects: nothing leaves the origin."""
-    import requests
-
+def _says_calendar_access(source: CalendarSource) -> bool:
+    """OPTIONS without credentials or redirects, through the reader's client (its address policy, its deadline)."""
+    probe = getattr(source, "says_calendar_access", None)
     try:
-        response = requests.options(url, timeout=float(resolver_settings.CALDAV_TIMEOUT), allow_redirects=False)
-    except requests.RequestException:
-        return False
-    dav = {part.strip().lower() for part in response.headers.get("DAV", "").split(",")}
-    return "calendar-access" in dav
+        return bool(probe()) if probe is not None else False
+    except CalendarUnavailable as err:
+        if err.details.get("reason") == "address_not_allowed":
+            raise _refuse("address_not_allowed", NOT_ALLOWED) from None
+        raise _refuse("unreachable", "The server could not be reached (no answer, or too slow).") from None
 
 
 def unique_slug(wanted: str, taken: Iterable[str]) -> str:
@@ -354,8 +357,26 @@ def unique_slug(wanted: str, taken: Iterable[str]) -> str:
     return slug
 
 
-def add_account(*, user: Any, url: str, username: str, password: str, label: str = "") -> tuple[CalendarAccount, list[Collection]]:
-    """Verify the account live, then save it for `user`. Raises AccountRejected; saves nothing then."""
+def _check_limits(user: Any, client_address: str | None) -> None:
+    """At most ACCOUNT_MAX_PER_USER accounts; at most ACCOUNT_CHECK_RATE checks per person and per client address."""
+    from resolver.models import CalendarAccount
+    from resolver.throttling import AttemptLimiter
+
+    limit = int(resolver_settings.ACCOUNT_MAX_PER_USER)
+    if CalendarAccount.objects.filter(user=user).count() >= limit:
+        raise _refuse("too_many_accounts", f"You have connected {limit} accounts, the most this site allows; "
+                                           "remove one to connect another.")
+    keys = [f"user:{getattr(user, 'pk', None)}"] + ([f"address:{client_address}"] if client_address else [])
+    AttemptLimiter("account_check", str(resolver_settings.ACCOUNT_CHECK_RATE)).attempt(keys)
+
+
+@deadline.bounded  # the live check, the OPTIONS probe and all, under the request's deadline
+def add_account(*, user: Any, url: str, username: str, password: str, label: str = "",
+                client_address: str | None = None) -> tuple[CalendarAccount, list[Collection]]:
+    """Verify the account live, then save it for `user`. Raises AccountRejected or Throttled; saves nothing then.
+
+    `client_address` (the page's REMOTE_ADDR) is throttled as well as the person.
+    """
     from resolver.models import CalendarAccount
 
     label = (label or "").strip()
@@ -364,12 +385,15 @@ def add_account(*, user: Any, url: str, username: str, password: str, label: str
         raise _refuse("invalid", "Give the username and the (app) password.")
     if len(label) > 100 or len(username) > 200 or len(url) > 500 or len(password) > 1000:
         raise _refuse("invalid", "A field is too long.")
+    _check_limits(user, client_address)
     collections = verify(url, username, password)
     taken = CalendarAccount.objects.filter(user=user).values_list("slug", flat=True)
     slug = unique_slug(label or urlsplit(url.strip()).hostname or "calendar", taken)
     account = CalendarAccount(user=user, slug=slug, label=label, url=url.strip(), username=username)
-    account.set_password(password)
-    account.save()
+    with transaction.atomic():  # the password is sealed for the row's ID, known once saved
+        account.save()
+        account.set_password(password)
+        account.save(update_fields=["password_sealed"])
     return account, collections
 
 
@@ -399,12 +423,32 @@ def forget(row: CalendarAccount) -> None:
     """Drop what the process remembers of a removed account: its namespaced items and its reader."""
     namespaces().drop(row.pk)
     try:
-        from resolver.calendars.caldav import CalDAVAccount, readers
+        from resolver.calendars.caldav import readers
 
-        account = row.as_account()
-        readers().drop(CalDAVAccount(url=account.url, username=account.username, password=account.password))
+        readers().drop(source_for(row.as_account()).account)  # type: ignore[attr-defined]
     except Exception:  # noqa: BLE001 - an unreadable password: nothing was ever read for it
         pass
+
+
+@dataclass(frozen=True)
+class AccountState:
+    """One account as its owner's overview shows it: its collections, or why they could not be read."""
+
+    account: CalendarAccount
+    collections: list[Collection] | None
+    error: ResolverError | None
+
+
+@deadline.bounded  # one deadline for the whole overview, however many accounts
+def overview(user: Any) -> list[AccountState]:
+    """Each of `user`'s accounts read live; past the deadline, the rest say calendar_unavailable/timeout."""
+    states = []
+    for account in accounts_of(user):
+        try:
+            states.append(AccountState(account, collections_of(account), None))
+        except ResolverError as err:
+            states.append(AccountState(account, None, err))
+    return states
 
 
 def collections_of(account: CalendarAccount) -> list[Collection]:

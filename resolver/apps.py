@@ -8,7 +8,12 @@ class ResolverConfig(AppConfig):
 
     def ready(self) -> None:
         from resolver import checks  # noqa: F401  (registers system checks)
+        from resolver.accounts import NamespaceRegistry
         from resolver.judges.registry import JudgeRegistry
 
         # The process's judges, one per configuration (resolver/judges/registry.py).
         self.judges = JudgeRegistry()
+
+        # The per-user accounts' namespaced items (resolver/accounts.py): the process's
+        # state, owned here rather than by a module global; tests swap it (use_namespaces).
+        self.namespaces = NamespaceRegistry()

@@ -26,6 +26,12 @@ DEFAULTS: dict[str, Any] = {
     # address? Off in production (the live check would let anyone probe the
     # site's own network); on for a demo whose CalDAV server is local.
     "ACCOUNT_ALLOW_PRIVATE_ADDRESSES": False,
+    # Per-user accounts: how many one person may connect, and how often the
+    # site checks an account for them (each check is a login attempt the site
+    # makes on someone's server): per person and per client address, in the
+    # default cache. "N/second|minute|hour|day", DRF's notation.
+    "ACCOUNT_MAX_PER_USER": 10,
+    "ACCOUNT_CHECK_RATE": "10/hour",
     # The zone a request's time expressions are read in when it names none;
     # None means Django's TIME_ZONE.
     "TIME_ZONE": None,

@@ -1,70 +1,28 @@
-"""The whole resolution's deadline (RESOLVER_RESOLUTION_BUDGET_SECONDS).
+"""The settings' side of the request deadline (the deadline itself: resolver/domain/deadline.py).
 
-Each part has its own bound (CALDAV_TIMEOUT per HTTP request, the judgment
-budget, the recurrence budget per series), but a resolution is made of many
-parts: a calendar of many collections, a slow server answering each request
-just inside its timeout, then the judge. The deadline bounds their sum. It is
-kept in a context variable set around `pipeline.resolve`, so every part asks
-`remaining()` without the deadline being passed through every signature, and
-threads or requests never share one.
+`budget()` opens the request's deadline with RESOLVER_RESOLUTION_BUDGET_SECONDS;
+the services wrap every request that reads a calendar in it. The rest is
+re-exported so that older imports (`from resolver import deadline`) keep working.
 """
 from __future__ import annotations
 
-import functools
-import time
-from contextvars import ContextVar
-from typing import Any, Callable, TypeVar
+from contextlib import AbstractContextManager
 
-DEFAULT_SECONDS = 20.0
-
-_deadline: ContextVar[float | None] = ContextVar("resolution_deadline", default=None)
-F = TypeVar("F", bound=Callable[..., Any])
+from resolver.domain.deadline import (  # noqa: F401 - re-exported
+    DEFAULT_SECONDS, ResolutionTimeout, bounded_by, check, expired, remaining, running,
+)
 
 
-class ResolutionTimeout(Exception):
-    """The resolution's deadline passed (the CalDAV reader ends its read with reason timeout itself)."""
+def configured_seconds() -> float:
+    from resolver.conf import resolver_settings
+
+    return float(resolver_settings.RESOLUTION_BUDGET_SECONDS)
 
 
-def _configured_seconds() -> float:
-    try:
-        from django.conf import settings
-
-        if settings.configured:
-            from resolver.conf import resolver_settings
-
-            return float(resolver_settings.RESOLUTION_BUDGET_SECONDS)
-    except ImportError:
-        pass
-    return DEFAULT_SECONDS
+def budget() -> AbstractContextManager[None]:
+    """The request's deadline, from the settings (the outer one when already running)."""
+    return running(configured_seconds())
 
 
-def bounded(function: F) -> F:
-    """Run `function` under a fresh deadline, unless one is already running (a nested call)."""
-
-    @functools.wraps(function)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        if _deadline.get() is not None:
-            return function(*args, **kwargs)
-        token = _deadline.set(time.monotonic() + _configured_seconds())
-        try:
-            return function(*args, **kwargs)
-        finally:
-            _deadline.reset(token)
-
-    return wrapper  # type: ignore[return-value]
-
-
-def remaining() -> float | None:
-    """Seconds left, or None outside a resolution (no deadline)."""
-    deadline = _deadline.get()
-    return None if deadline is None else deadline - time.monotonic()
-
-
-def expired() -> bool:
-    left = remaining()
-    return left is not None and left <= 0
-
-
-def check() -> None:
-    if expired():
-        raise ResolutionTimeout()
+# A whole call under the settings' budget (tests and benchmarks that read without a service).
+bounded = bounded_by(configured_seconds)

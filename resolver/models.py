@@ -16,7 +16,7 @@ from django.db import models
 from resolver.domain.judgment import QUESTION_ID
 
 if TYPE_CHECKING:
-    from resolver.accounts import ConnectedAccount
+    from resolver.connected import ConnectedAccount
 
 _UNIT_INTERVAL = [MinValueValidator(0.0), MaxValueValidator(1.0)]
 
@@ -109,19 +109,28 @@ class CalendarAccount(models.Model):
     def __repr__(self) -> str:
         return f"<CalendarAccount {self.pk}: {self.slug}>"
 
+    def seal_context(self) -> tuple[object, ...]:
+        """What the sealed password is bound to: copied to another row, user, URL or username, it does not open."""
+        from resolver.sealing import account_context
+
+        return account_context(self.user_id, self.pk, self.url, self.username)
+
     def set_password(self, password: str) -> None:
+        """Seal `password` for this row, which must be saved already (the binding includes its ID)."""
         from resolver.sealing import seal
 
-        self.password_sealed = seal(password)
+        if self.pk is None or self.user_id is None:
+            raise ValueError("Save the account first: its password is bound to its ID.")
+        self.password_sealed = seal(password, context=self.seal_context())
 
     def as_account(self) -> "ConnectedAccount":
         """The account for the calendar layer; CalendarUnavailable if its password no longer decrypts."""
-        from resolver.accounts import ConnectedAccount
+        from resolver.connected import ConnectedAccount
         from resolver.domain.errors import CalendarUnavailable
         from resolver.sealing import Unsealable, unseal
 
         try:
-            password = unseal(self.password_sealed)
+            password = unseal(self.password_sealed, context=self.seal_context())
         except Unsealable:
             raise CalendarUnavailable(
                 "The stored password of a connected calendar account cannot be read; connect the account again.",

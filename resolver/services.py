@@ -18,6 +18,12 @@ Outcome; they may pass their own calendar, judge or policy). Backends are chosen
 dotted path in `RESOLVER` (`CALENDAR_BACKEND`, `JUDGE_BACKEND`); nothing here
 writes to the calendar. Tokens and the live re-read are resolver.clarifications';
 nothing here imports a door.
+
+Every call that reads a calendar runs under one deadline for the request
+(RESOLVER_RESOLUTION_BUDGET_SECONDS, resolver/domain/deadline.py): resolving
+(with the unknown-collection message's listing), picking, the clarification
+page's live re-read and listing collections. Past it, the reader ends with
+`calendar_unavailable` / `timeout`.
 """
 from __future__ import annotations
 
@@ -28,7 +34,7 @@ from typing import Any, Sequence
 
 from django.urls import NoReverseMatch, reverse
 
-from resolver import clarifications, envelope
+from resolver import clarifications, deadline, envelope
 from resolver.conf import import_setting, resolver_settings
 from resolver.domain import judgment as jdg
 from resolver.domain.errors import CollectionNotFound, InvalidRequest, ResolverError
@@ -112,6 +118,7 @@ def parse(*, text: Any, kind: Any, collection_ids: Any = None, time_zone: Any = 
 # --- resolving -------------------------------------------------------------------
 
 
+@deadline.bounded  # one deadline for the whole request (RESOLVER_RESOLUTION_BUDGET_SECONDS)
 def _resolve(request: ResolveRequest, *, request_id: str | None, door: str, calendar: CalendarSource,
              judge: Judge | None, policy: ThresholdPolicy | None) -> Outcome:
     """Validate, resolve, and log provenance. Raises ResolverError subclasses."""
@@ -200,6 +207,7 @@ def error_envelope_for(error: BaseException, *, request_id: str) -> dict[str, An
     return envelope.internal_error_envelope(request_id=request_id)
 
 
+@deadline.bounded  # one deadline for the whole request (RESOLVER_RESOLUTION_BUDGET_SECONDS)
 def list_collections(*, caller: Caller | None = None, calendar: CalendarSource | None = None) -> Sequence[Collection]:
     return (calendar or calendar_for(caller)).collections()
 
@@ -287,6 +295,7 @@ def user_for_username(username: str) -> Any:
     return user
 
 
+@deadline.bounded  # one deadline for the whole request (RESOLVER_RESOLUTION_BUDGET_SECONDS)
 def answer(document: Any, *, caller: Caller, request_id: str | None = None, calendar: CalendarSource | None = None,
            judge: Judge | None = None, policy: ThresholdPolicy | None = None) -> Answer:
     """The door contract: a parsed JSON document (`{"text", "kind", "collection_ids"?, "time_zone"?}`)
@@ -312,12 +321,14 @@ def read_clarification(token: str, *, caller: Caller) -> clarifications.Clarific
                                max_age=int(resolver_settings.CLARIFICATION_MAX_AGE_SECONDS))
 
 
+@deadline.bounded  # one deadline for the whole request (RESOLVER_RESOLUTION_BUDGET_SECONDS)
 def clarification_candidates(claims: clarifications.ClarificationClaims, *,
                              caller: Caller) -> list[clarifications.LiveCandidate]:
     """The token's candidates in its order, each (and its offered occurrence) as the server has it now."""
     return clarifications.live_candidates(claims, calendar=calendar_for(caller), time_zone=_zone_of(claims))
 
 
+@deadline.bounded  # one deadline for the whole request (RESOLVER_RESOLUTION_BUDGET_SECONDS)
 def pick(claims: clarifications.ClarificationClaims | str, *, item_id: str, caller: Caller) -> Answer:
     """The person picked `item_id` from a clarification (its claims, or its token):
     the `user_selected` answer with the item and the occurrence they were shown, re-read live.

@@ -18,4 +18,6 @@ def caldav_from_settings(*, settings: Any) -> Any:
         sync=str(settings.CALDAV_SYNC).strip().lower(),
         parse_cache_items=int(settings.PARSE_CACHE_ITEMS),
         max_response_bytes=int(settings.MAX_RESPONSE_BYTES),
+        # Only a person's account says so (resolver.accounts); the settings' own may be private.
+        check_addresses=bool(getattr(settings, "CALDAV_CHECK_ADDRESSES", False)),
     )

@@ -165,6 +165,10 @@ class ErrorCode(StrEnum):
         "The calendar server could not be read (down, timing out, refusing our credentials).",
     )
     INTERNAL_ERROR = ("internal_error", 500, 1, "A bug on our side; the body says nothing about internals.")
+    THROTTLED = (
+        "throttled", 429, 2,
+        "Too many resolutions by this client, or too many account checks by this person or address; "
+        "retry after `Retry-After` seconds.")
     # Only the HTTP door says these (authentication, routing, throttling): no exit code.
     NOT_AUTHENTICATED = ("not_authenticated", 401, None, "No credentials, or a token that is not valid.")
     PERMISSION_DENIED = (
@@ -174,8 +178,6 @@ class ErrorCode(StrEnum):
     METHOD_NOT_ALLOWED = ("method_not_allowed", 405, None, "The path does not take this HTTP method.")
     NOT_ACCEPTABLE = ("not_acceptable", 406, None, "The Accept header excludes JSON.")
     UNSUPPORTED_MEDIA_TYPE = ("unsupported_media_type", 415, None, "The body is not application/json.")
-    THROTTLED = (
-        "throttled", 429, None, "Too many resolutions by this client; retry after `Retry-After` seconds.")
 
     http_status: int
     exit_code: int | None
@@ -211,6 +213,7 @@ class CalendarFailure(StrEnum):
     FOREIGN_ORIGIN = "foreign_origin"
     BAD_RESPONSE = "bad_response"
     RESPONSE_TOO_LARGE = "response_too_large"
+    ADDRESS_NOT_ALLOWED = "address_not_allowed"
 
 
 class JudgmentFailure(StrEnum):
@@ -234,6 +237,7 @@ class AccountRejection(StrEnum):
     NOT_CALDAV = "not_caldav"
     ADDRESS_NOT_ALLOWED = "address_not_allowed"
     INVALID = "invalid"
+    TOO_MANY_ACCOUNTS = "too_many_accounts"
 
 
 _HTTP_REASON = re.compile(r"http_([1-5][0-9][0-9])")

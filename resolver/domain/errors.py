@@ -78,11 +78,23 @@ class NoCalendarAccount(ResolverError):
 class AccountRejected(ResolverError):
     """A CalDAV account offered for connecting failed its live check; nothing was saved.
 
-    `details.reason`: unauthorized, unreachable, not_caldav, address_not_allowed, invalid.
+    `details.reason`: unauthorized, unreachable, not_caldav, address_not_allowed, invalid,
+    too_many_accounts.
     """
 
     code = ErrorCode.ACCOUNT_REJECTED
     default_message = "The calendar account could not be verified."
+
+
+class Throttled(ResolverError):
+    """Too many attempts in too little time; `details.retry_after_seconds` says when to try again.
+
+    The API's throttle (DRF) produces the same code; this one is for the
+    account checks a person asks the site to make (resolver/accounts.py).
+    """
+
+    code = ErrorCode.THROTTLED
+    default_message = "Too many attempts; try again later."
 
 
 # Codes that only the HTTP door produces (authentication, routing, throttling), with their status.

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from resolver import deadline
+from resolver.domain import deadline
 from resolver.domain import judgment as jdg
 from resolver.domain.codes import JUDGE_OFF_MESSAGE, JudgmentFailure, Reason, WarningCode
 from resolver.domain.items import Item, Kind, Method, Occurrence, normalise
@@ -79,7 +79,7 @@ class Outcome:
     read_at: datetime | None = None
 
 
-@deadline.bounded  # RESOLVER_RESOLUTION_BUDGET_SECONDS for all of it (resolver/deadline.py)
+@deadline.bounded  # the request's deadline, opened by the services (resolver/domain/deadline.py)
 def resolve(
     *,
     request: ResolveRequest,

@@ -38,15 +38,12 @@ class AccountForm(forms.Form):
 
 
 def _page(request: HttpRequest, form: AccountForm, *, error: str | None = None, status: int = 200) -> HttpResponse:
-    rows: list[dict[str, Any]] = []
-    for account in accounts.accounts_of(request.user):
-        row: dict[str, Any] = {"account": account, "collections": None, "error": None}
-        try:
-            row["collections"] = accounts.collections_of(account)
-        except ResolverError as err:
-            row["error"] = err.message
-        rows.append(row)
-    return render(request, "resolver/accounts.html", {"form": form, "rows": rows, "error": error}, status=status)
+    rows = [{"account": state.account, "collections": state.collections,
+             "error": state.error.message if state.error else None}
+            for state in accounts.overview(request.user)]
+    unread = sum(1 for row in rows if row["error"])
+    return render(request, "resolver/accounts.html",
+                  {"form": form, "rows": rows, "error": error, "unread": unread}, status=status)
 
 
 def _off(request: HttpRequest) -> HttpResponse:
@@ -70,9 +67,13 @@ def accounts_page(request: HttpRequest) -> HttpResponse:
     data = form.cleaned_data
     try:
         accounts.add_account(user=request.user, url=data["url"], username=data["username"],
-                             password=data["password"], label=data["label"])
+                             password=data["password"], label=data["label"],
+                             client_address=request.META.get("REMOTE_ADDR"))
     except ResolverError as err:
-        return _page(request, AccountForm(initial=_without_password(form)), error=err.message, status=err.http_status)
+        page = _page(request, AccountForm(initial=_without_password(form)), error=err.message, status=err.http_status)
+        if "retry_after_seconds" in err.details:  # throttled: the API's header
+            page["Retry-After"] = str(err.details["retry_after_seconds"])
+        return page
     return HttpResponseSeeOther(reverse("resolver_web:accounts"))
 
 

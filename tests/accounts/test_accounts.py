@@ -104,7 +104,7 @@ def test_add_account__verified_live_and_the_password_sealed(per_user, django_use
     assert account.slug == "my-calendars"
     assert {c.collection_id for c in collections} == {"work", "personal"}
     stored = CalendarAccount.objects.values_list("password_sealed", flat=True).get(pk=account.pk)
-    assert password not in stored and stored.startswith("gAAAAA")
+    assert password not in stored and stored.startswith("v2$gAAAAA")  # bound to its row, then Fernet
     assert password not in repr(account) and password not in str(account)
     assert password not in repr(account.as_account())
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from urllib.parse import urljoin, urlsplit
 
+from resolver.calendars.caldav.addresses import normalise_host
+
 DEFAULT_PORTS = {"http": 80, "https": 443}
 # What may stand in a request line as it is: printable ASCII but the space.
 _LINE_SAFE = "".join(chr(c) for c in range(0x21, 0x7F))
@@ -27,6 +29,10 @@ class CalDAVAccount:
     username: str = ""
     password: str = field(default="", repr=False)
     label: str = field(default="", compare=False)
+    # A person's account: every connection goes only to a public address,
+    # checked when connecting (addresses.py, connections.py). The operator's
+    # own account (CALDAV_URL) may be on a private address.
+    check_addresses: bool = False
 
     @property
     def origin(self) -> Origin:
@@ -47,7 +53,9 @@ class Origin:
         scheme = parts.scheme.lower()
         if scheme not in DEFAULT_PORTS or not parts.hostname:
             raise ValueError(f"not an http(s) URL: {url!r}")
-        return cls(scheme, parts.hostname.lower(), parts.port or DEFAULT_PORTS[scheme])
+        # One spelling of the name (IDNA, as requests spells it) for the check, the
+        # connection, the Host header and the comparison of redirect targets.
+        return cls(scheme, normalise_host(parts.hostname), parts.port or DEFAULT_PORTS[scheme])
 
     @property
     def base(self) -> str:

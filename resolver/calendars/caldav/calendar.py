@@ -42,6 +42,8 @@ class CalDAVCalendar:
     # The readers to use; None: the process's (reader.readers()).
     registry: ReaderRegistry | None = field(default=None, repr=False)
     label: str = ""
+    # Connect only to public addresses, checked on every connection (a person's account).
+    check_addresses: bool = False
 
     def __post_init__(self) -> None:
         if self.sync not in SYNC_MODES:
@@ -49,7 +51,8 @@ class CalDAVCalendar:
 
     @property
     def account(self) -> CalDAVAccount:
-        return CalDAVAccount(url=self.url, username=self.username, password=self.password, label=self.label)
+        return CalDAVAccount(url=self.url, username=self.username, password=self.password, label=self.label,
+                             check_addresses=self.check_addresses)
 
     def reader(self) -> CalDAVReader:
         registry = self.registry or readers()
@@ -71,6 +74,11 @@ class CalDAVCalendar:
     def collections(self) -> list[Collection]:
         reader = self.reader()
         return reader.collections(reader.transport(self._options()))
+
+    def says_calendar_access(self) -> bool:
+        """Whether the account's URL answers OPTIONS with DAV: calendar-access (RFC 4791, 5.1)."""
+        reader = self.reader()
+        return reader.transport(self._options()).says_calendar_access(self.url)
 
     def fetch(self, *, kind: Kind, collection_ids: Sequence[str] | None,
               time_zone: tzinfo = timezone.utc) -> FetchResult:

@@ -19,6 +19,10 @@ Rules every request follows (README, "The CalDAV server's origin"):
   (multistatus.py), so memory stays bounded by the cap, not the body.
 - A connection dropped or refused on these idempotent requests (PROPFIND,
   REPORT) is tried once more after RETRY_BACKOFF, if the deadline leaves room.
+- The header phase (connect, status line, headers) is under the same end
+  (watchdog.py), and a person's account connects only to an address checked
+  on that connection (connections.py, addresses.py): anything else ends the
+  read with reason `address_not_allowed` before a byte is sent.
 """
 from __future__ import annotations
 
@@ -30,8 +34,11 @@ from dataclasses import dataclass, field
 import requests
 import urllib3.exceptions
 
-from resolver import deadline
+from resolver.domain import deadline
+from resolver.calendars.caldav import watchdog
 from resolver.calendars.caldav.account import CalDAVAccount, Origin
+from resolver.calendars.caldav.addresses import AddressRefused
+from resolver.calendars.caldav.connections import PinnedAdapter
 from resolver.calendars.caldav.multistatus import Multistatus, MultistatusParser
 from resolver.domain.errors import CalendarUnavailable
 
@@ -64,6 +71,15 @@ def unavailable(reason: str, message: str | None = None, **details: object) -> C
         CalendarUnavailable(details={"reason": reason, **details})
 
 
+NOT_ALLOWED_MESSAGE = ("The calendar server's address is not one this site connects to "
+                       "(its name leads to no public address).")
+
+
+def address_not_allowed() -> CalendarUnavailable:
+    """The same words for a private name and an unknown one: no map of the site's network."""
+    return unavailable("address_not_allowed", NOT_ALLOWED_MESSAGE)
+
+
 class DAVClient:
     """HTTP for one account. Shared by the threads of a process: one requests session per thread."""
 
@@ -80,6 +96,9 @@ class DAVClient:
             session = requests.Session()
             session.trust_env = False  # no proxies or .netrc from the environment
             session.headers["Accept-Encoding"] = "identity"
+            adapter = PinnedAdapter(check_addresses=self.account.check_addresses)
+            session.mount("http://", adapter)
+            session.mount("https://", adapter)
             self._local.session = session
             with self._lock:
                 self._sessions.append(session)
@@ -173,16 +192,50 @@ class Transport:
         prepared = session.prepare_request(requests.Request(method, url, data=body, headers=headers, auth=auth))
         # As the server spelled it (requests re-quotes, and `%41` would become `A`).
         prepared.url = url
-        wait = self._wait(own_end)
         self.trips += 1
+        return self._sent(session, prepared, own_end)
+
+    def _sent(self, session: requests.Session, prepared: requests.PreparedRequest, own_end: float) -> requests.Response:
+        """Send under the exchange's end: connect, status line and headers included (watchdog.py)."""
+        wait = self._wait(own_end)
         try:
-            return session.send(prepared, stream=True, allow_redirects=False, timeout=(wait, wait))
+            with watchdog.ending(time.monotonic() + self._left(own_end)):
+                return session.send(prepared, stream=True, allow_redirects=False, timeout=(wait, wait))
+        except AddressRefused:
+            logger.warning("caldav %s: the server's name leads to an address not allowed", prepared.method)
+            raise address_not_allowed() from None
         except requests.exceptions.Timeout as err:
             raise unavailable("timeout") from err
         except requests.exceptions.ConnectionError as err:
+            if self._left(own_end) <= 0:  # the watchdog ended the header phase
+                raise unavailable("timeout") from err
             raise _Dropped(type(err).__name__) from err
         except requests.exceptions.RequestException as err:
             raise unavailable("unreachable") from err
+
+    def says_calendar_access(self, url: str) -> bool:
+        """OPTIONS on the account's URL, without credentials or redirects: nothing leaves the origin.
+
+        Under the same address policy and end as every other request; a refused
+        address is an error (address_not_allowed), any other failure a no.
+        """
+        path = self.origin.path_of(url) or "/"
+        session = self.client._session()
+        prepared = session.prepare_request(requests.Request("OPTIONS", self.origin.url(path)))
+        prepared.url = self.origin.url(path)
+        own_end = time.monotonic() + self.timeout
+        self.trips += 1
+        try:
+            response = self._sent(session, prepared, own_end)
+        except CalendarUnavailable as err:
+            if err.details.get("reason") in ("address_not_allowed", "timeout"):
+                raise
+            return False
+        except _Dropped:
+            return False
+        with response:
+            dav = {part.strip().lower() for part in response.headers.get("DAV", "").split(",")}
+        return "calendar-access" in dav
 
     def _read(self, response: requests.Response, own_end: float) -> Multistatus:
         parser = MultistatusParser()

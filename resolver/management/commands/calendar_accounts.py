@@ -81,16 +81,14 @@ class Command(BaseCommand):
 
     def _list(self, user: Any, *, as_json: bool) -> None:
         rows = []
-        for account in accounts.accounts_of(user):
-            row: dict[str, Any] = {"id": account.pk, "slug": account.slug, "label": account.label, "url": account.url,
-                                   "username": account.username, "created_at": account.created_at.isoformat(),
-                                   "collections": None, "error": None}
-            try:
-                row["collections"] = [{"collection_id": c.collection_id, "display_name": c.display_name}
-                                      for c in accounts.collections_of(account)]
-            except ResolverError as err:
-                row["error"] = {"code": err.code, "reason": err.details.get("reason")}
-            rows.append(row)
+        for state in accounts.overview(user):  # one deadline for all of them
+            account, err = state.account, state.error
+            rows.append({"id": account.pk, "slug": account.slug, "label": account.label, "url": account.url,
+                         "username": account.username, "created_at": account.created_at.isoformat(),
+                         "collections": None if state.collections is None else [
+                             {"collection_id": c.collection_id, "display_name": c.display_name}
+                             for c in state.collections],
+                         "error": None if err is None else {"code": err.code, "reason": err.details.get("reason")}})
         if as_json:
             self.stdout.write(json.dumps({"accounts": rows}, ensure_ascii=False))
             return

@@ -1,0 +1,98 @@
+"""A bound on the header phase of an HTTP exchange (connections.py arms it; http.py sets the end).
+
+A socket timeout bounds one read; a server sending its status line and
+headers a byte at a time never lets one read time out, and urllib3 reads the
+header phase itself, so the body's per-chunk deadline (http.py) cannot reach
+it. Here one thread per process watches the exchanges waiting for headers and
+shuts a socket down when its exchange's end passes: the read then fails at
+once, and http.py, seeing the end passed, reports `timeout`.
+
+The end is a context variable set around the exchange (`ending(end)`), read
+in the same thread by the connection when it waits for the response.
+"""
+from __future__ import annotations
+
+import heapq
+import itertools
+import socket
+import threading
+import time
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, Iterator
+
+_end: ContextVar[float | None] = ContextVar("caldav_exchange_end", default=None)
+
+
+@contextmanager
+def ending(end: float) -> Iterator[None]:
+    """Exchanges in this block end at `end` (a time.monotonic() value)."""
+    token = _end.set(end)
+    try:
+        yield
+    finally:
+        _end.reset(token)
+
+
+class Watchdog:
+    """Shuts down sockets whose exchange outlived its end; one thread, started on first use."""
+
+    def __init__(self) -> None:
+        self._heap: list[tuple[float, int, Any]] = []
+        self._armed: set[int] = set()
+        self._count = itertools.count()
+        self._cond = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def arm(self, end: float, sock: Any) -> int:
+        with self._cond:
+            handle = next(self._count)
+            heapq.heappush(self._heap, (end, handle, sock))
+            self._armed.add(handle)
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="caldav-watchdog", daemon=True)
+                self._thread.start()
+            self._cond.notify()
+            return handle
+
+    def disarm(self, handle: int) -> None:
+        with self._cond:
+            self._armed.discard(handle)
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while self._heap and self._heap[0][1] not in self._armed:
+                    heapq.heappop(self._heap)  # finished in time
+                wait = self._heap[0][0] - time.monotonic() if self._heap else None
+                if wait is None or wait > 0:
+                    self._cond.wait(timeout=wait)
+                    continue
+                _end_time, handle, sock = heapq.heappop(self._heap)
+                self._armed.discard(handle)
+            _shut(sock)
+
+
+def _shut(sock: Any) -> None:
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except (OSError, AttributeError, ValueError):
+        pass
+
+
+_watchdog = Watchdog()
+
+
+@contextmanager
+def guarded(connection: Any) -> Iterator[None]:
+    """While `connection` waits for its response's headers, shut it down at the exchange's end."""
+    end = _end.get()
+    sock = getattr(connection, "sock", None)
+    if end is None or sock is None:
+        yield
+        return
+    handle = _watchdog.arm(end, sock)
+    try:
+        yield
+    finally:
+        _watchdog.disarm(handle)

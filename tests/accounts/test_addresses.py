@@ -1,0 +1,334 @@
+"""The connect-time address policy (issue 26, point 1): a person's account reaches only a public
+address, checked on the connection that uses it.
+
+DNS is faked in process (tests/support/network.py) and a listener on 127.0.0.1
+stands for the site's own network: in every attack it must receive nothing.
+"""
+from __future__ import annotations
+
+import io
+import ipaddress
+import json
+import sys
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from rest_framework.test import APIClient
+
+from resolver import accounts
+from resolver.calendars.caldav import addresses
+from resolver.domain.errors import AccountRejected
+from resolver.models import CalendarAccount
+from tests.support.network import FakeDNS, Listener
+
+pytestmark = pytest.mark.django_db
+
+PUBLIC = "93.184.216.34"  # only ever resolved: the guard in FakeDNS refuses a connection off loopback
+
+
+@pytest.fixture
+def guarded(per_user, settings):
+    """Per-user accounts with the production policy: private addresses refused."""
+    settings.RESOLVER = {**settings.RESOLVER, "ACCOUNT_ALLOW_PRIVATE_ADDRESSES": False}
+    return per_user
+
+
+def _add_command(username: str, url: str) -> CommandError:
+    real, sys.stdin = sys.stdin, io.StringIO("a password\n")
+    try:
+        with pytest.raises(CommandError) as caught:
+            call_command("calendar_accounts", "add", "--user", username, "--url", url, "--username", "someone",
+                         "--password-stdin", stdout=io.StringIO(), stderr=io.StringIO())
+    finally:
+        sys.stdin = real
+    return caught.value
+
+
+# --- the rules ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", [
+    "127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.0",
+    "224.0.0.1", "240.0.0.1", "255.255.255.255", "::1", "::", "fe80::1", "fc00::1", "ff02::1",
+    "::ffff:127.0.0.1",            # IPv4-mapped
+    "::127.0.0.1", "::a9fe:a9fe",  # IPv4-compatible
+    "64:ff9b::a9fe:a9fe",          # NAT64 of 169.254.169.254
+    "64:ff9b::7f00:1",             # NAT64 of 127.0.0.1
+    "64:ff9b:1::a9fe:a9fe",        # local-use NAT64 prefix
+    "2002:7f00:1::1",              # 6to4 of 127.0.0.1
+    "2002:a9fe:a9fe::1",           # 6to4 of 169.254.169.254
+    "2001:0:4136:e378:8000:63bf:3fff:fdd2",  # Teredo (RFC 4380's example: client 192.0.2.45)
+])
+def test_allowed__refuses_every_non_public_form(text):
+    assert not addresses.allowed(ipaddress.ip_address(text))
+
+
+@pytest.mark.parametrize("text", ["93.184.216.34", "2606:2800:220:1:248:1893:25c8:1946", "64:ff9b::5db8:d822"])
+def test_allowed__public_addresses_pass(text):
+    assert addresses.allowed(ipaddress.ip_address(text))
+
+
+def test_normalise_host__the_http_clients_idna_spelling():
+    import requests
+
+    assert addresses.normalise_host("straße.example") == "xn--strae-oqa.example"
+    prepared = requests.Request("GET", "http://straße.example/").prepare()
+    assert prepared.url == "http://xn--strae-oqa.example/"  # requests spells it the same
+    assert addresses.normalise_host("Dav.Example") == "dav.example"
+    assert addresses.normalise_host("[::1]") == "::1"
+    with pytest.raises(addresses.BadHostName):
+        addresses.normalise_host("a\u200db.example")  # a joiner no IDNA rule admits here
+
+
+# --- attacks, through the documented surfaces ------------------------------------------------------
+
+
+def test_add__idna_name_is_checked_as_it_would_be_connected(guarded, django_user_model):
+    django_user_model.objects.create_user("mallory")
+    with Listener() as listener:
+        dns = FakeDNS({"strasse.example": [PUBLIC], "xn--strae-oqa.example": ["127.0.0.1"]})
+        with dns.installed():
+            error = _add_command("mallory", f"http://straße.example:{listener.port}/")
+    assert error.returncode == 2 and "account_rejected (address_not_allowed)" in str(error)
+    assert dns.lookups == ["xn--strae-oqa.example"] and not dns.public_connects
+    assert listener.untouched and not CalendarAccount.objects.exists()
+
+
+def test_add__rebinding_at_the_check_is_refused_on_the_connection(guarded, django_user_model):
+    user = django_user_model.objects.create_user("mallory")
+    with Listener() as listener:
+        dns = FakeDNS({"rebind.example": [PUBLIC, "127.0.0.1"]})  # public to the check, loopback after
+        with dns.installed(), pytest.raises(AccountRejected) as caught:
+            accounts.add_account(user=user, url=f"http://rebind.example:{listener.port}/", username="u",
+                                 password="p")
+    assert caught.value.details["reason"] == "address_not_allowed"
+    assert len(dns.lookups) >= 2 and not dns.public_connects  # the connection looked again, and refused
+    assert listener.untouched and not CalendarAccount.objects.exists()
+
+
+def _saved_account(user, url: str) -> CalendarAccount:
+    """An account saved while its name was public (as if added earlier)."""
+    row = CalendarAccount(user=user, slug="home", url=url, username="alice")
+    row.save()
+    row.set_password("alice's app password")
+    row.save()
+    return row
+
+
+def test_resolve_and_collections__rebinding_after_the_account_was_saved(guarded, django_user_model):
+    from rest_framework.authtoken.models import Token
+
+    user = django_user_model.objects.create_user("alice")
+    token = Token.objects.create(user=user).key
+    with Listener() as listener:
+        _saved_account(user, f"http://saved.example:{listener.port}/")
+        with FakeDNS({"saved.example": ["127.0.0.1"]}).installed():
+            client = APIClient()
+            client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+            api = client.post("/v1/resolve", {"text": "Quarterly report", "kind": "task"}, format="json")
+            listed = client.get("/v1/collections")
+            out = io.StringIO()
+            with pytest.raises(SystemExit) as exit_:
+                call_command("resolve", "--user", "alice", "--text", "Quarterly report", "--kind", "task",
+                             "--json", stdout=out, stderr=io.StringIO())
+    assert api.status_code == 503
+    assert api.json()["error"]["code"] == "calendar_unavailable"
+    assert api.json()["error"]["details"]["reason"] == "address_not_allowed"
+    assert listed.status_code == 503 and listed.json()["error"]["details"]["reason"] == "address_not_allowed"
+    command = json.loads(out.getvalue())
+    assert exit_.value.code == 4 and command["error"]["details"]["reason"] == "address_not_allowed"
+    assert listener.untouched
+
+
+@pytest.mark.django_db(transaction=True)  # the MCP handler reads the account in a worker thread
+def test_mcp_list_collections__rebinding_after_the_account_was_saved(guarded, django_user_model):
+    from resolver import services
+    from tests.accounts.test_deadline import call_mcp_tool
+
+    user = django_user_model.objects.create_user("alice")
+    with Listener() as listener:
+        _saved_account(user, f"http://saved.example:{listener.port}/")
+        with FakeDNS({"saved.example": ["127.0.0.1"]}).installed():
+            envelope = call_mcp_tool(services.Caller(door="mcp", user=user), "list_collections")
+    assert envelope["error"]["code"] == "calendar_unavailable"
+    assert envelope["error"]["details"]["reason"] == "address_not_allowed"
+    assert listener.untouched
+
+
+@pytest.mark.parametrize("host", ["[64:ff9b::a9fe:a9fe]", "[::ffff:127.0.0.1]", "2130706433", "[::127.0.0.1]",
+                                  "[2002:7f00:1::1]"])
+def test_add__embedded_and_decimal_addresses_refused(guarded, django_user_model, host):
+    user = django_user_model.objects.create_user("mallory")
+    with pytest.raises(AccountRejected) as caught:
+        accounts.add_account(user=user, url=f"http://{host}/", username="u", password="p")
+    assert caught.value.details["reason"] == "address_not_allowed"
+    assert not CalendarAccount.objects.exists()
+
+
+def test_add__private_and_unknown_names_get_the_same_answer(guarded, django_user_model):
+    user = django_user_model.objects.create_user("mallory")
+    answers = []
+    with FakeDNS({"db.internal": ["10.0.0.5"]}).installed():
+        for url in ("http://db.internal/", "http://no-such-name.invalid/"):
+            with pytest.raises(AccountRejected) as caught:
+                accounts.add_account(user=user, url=url, username="u", password="p")
+            answers.append((caught.value.details["reason"], caught.value.message))
+    assert answers[0] == answers[1] and answers[0][0] == "address_not_allowed"
+
+
+def test_connection__pinned_to_the_checked_address_with_the_name_in_host(monkeypatch):
+    """With the policy on, the request goes to the address the check saw, asking for the name."""
+    from resolver.calendars.caldav import CalDAVAccount
+    from resolver.calendars.caldav.http import DAVClient, Transport
+
+    monkeypatch.setattr(addresses, "_public", lambda address: True)  # let loopback stand for a public host
+    with Listener() as listener:
+        dns = FakeDNS({"dav.example": ["127.0.0.1"]})
+        with dns.installed():
+            client = DAVClient(CalDAVAccount(url=f"http://dav.example:{listener.port}/", check_addresses=True))
+            with pytest.raises(Exception):
+                Transport(client, timeout=0.5, max_bytes=1000).propfind("/", b"<x/>", depth=0)
+    assert listener.connections >= 1 and not dns.public_connects
+    assert f"Host: dav.example:{listener.port}".encode() in listener.received
+
+
+# --- TLS: connected to the checked address, verified as the name -------------------------------------
+
+
+def _certificate(tmp_path, name: str):
+    """A self-signed certificate for `name` (its own CA), as PEM files."""
+    import datetime as dt
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
+    now = dt.datetime.now(dt.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(subject).issuer_name(subject).public_key(key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now - dt.timedelta(days=1))
+            .not_valid_after(now + dt.timedelta(days=1))
+            .add_extension(x509.SubjectAlternativeName([x509.DNSName(name)]), critical=False)
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+            .sign(key, hashes.SHA256()))
+    cert_path, key_path = tmp_path / f"{name}.crt", tmp_path / f"{name}.key"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    return cert_path, key_path
+
+
+class _TLSServer:
+    """HTTPS on 127.0.0.1 answering every request 207 with an empty multistatus; records SNI and Host."""
+
+    def __init__(self, cert_path, key_path) -> None:
+        import ssl
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.sni: list[str | None] = []
+        self.hosts: list[str | None] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_PROPFIND(self):
+                server.hosts.append(self.headers.get("Host"))
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                body = b'<?xml version="1.0"?><D:multistatus xmlns:D="DAV:"/>'
+                self.send_response(207)
+                self.send_header("Content-Type", "application/xml")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(cert_path, key_path)
+        context.sni_callback = lambda sock, name, ctx: self.sni.append(name)
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.socket = context.wrap_socket(self.httpd.socket, server_side=True)
+        self.port = self.httpd.server_address[1]
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.mark.parametrize("certified, ok", [("dav.example", True), ("other.example", False)])
+def test_tls__pinned_address_but_sni_and_certificate_are_the_names(tmp_path, monkeypatch, certified, ok):
+    from resolver.calendars.caldav import CalDAVAccount
+    from resolver.calendars.caldav.http import DAVClient, Transport
+    from resolver.domain.errors import CalendarUnavailable
+
+    monkeypatch.setattr(addresses, "_public", lambda address: True)  # loopback stands for a public host
+    cert_path, key_path = _certificate(tmp_path, certified)
+    server = _TLSServer(cert_path, key_path)
+    try:
+        dns = FakeDNS({"dav.example": ["127.0.0.1"]})
+        with dns.installed():
+            client = DAVClient(CalDAVAccount(url=f"https://dav.example:{server.port}/", check_addresses=True))
+            client._session().verify = str(cert_path)  # trust this test's own CA
+            transport = Transport(client, timeout=5, max_bytes=10_000)
+            if ok:
+                assert transport.propfind("/", b"<x/>", depth=0).status == 207
+            else:
+                with pytest.raises(CalendarUnavailable):
+                    transport.propfind("/", b"<x/>", depth=0)
+        client.close()
+    finally:
+        server.stop()
+    assert dns.lookups and all(name == "dav.example" for name in dns.lookups)
+    assert "dav.example" in server.sni  # SNI asks for the name, not the address connected to
+    if ok:
+        assert server.hosts == [f"dav.example:{server.port}"]
+    else:
+        assert server.hosts == []  # the certificate did not match the name: nothing was sent
+
+
+def test_redirect__a_same_origin_redirect_is_checked_again(monkeypatch):
+    """The name answers 127.0.0.1 (standing for a public address) to the first request and 127.0.0.2
+    (standing for a private one) to the redirected one: the redirect is refused, .2 gets nothing."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from resolver.calendars.caldav import CalDAVAccount
+    from resolver.calendars.caldav.http import DAVClient, Transport
+    from resolver.domain.errors import CalendarUnavailable
+
+    monkeypatch.setattr(addresses, "_public", lambda address: str(address) == "127.0.0.1")
+    seen: list[str] = []
+
+    class Redirect(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_PROPFIND(self):
+            seen.append(self.path)
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.send_response(301)
+            self.send_header("Location", "/moved/")
+            self.send_header("Content-Length", "0")
+            self.send_header("Connection", "close")  # the redirected request needs a new connection
+            self.end_headers()
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Redirect)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    port = httpd.server_address[1]
+    inner = Listener.on("127.0.0.2", port)
+    try:
+        with inner, FakeDNS({"dav.example": ["127.0.0.1", "127.0.0.2"]}).installed():
+            client = DAVClient(CalDAVAccount(url=f"http://dav.example:{port}/", check_addresses=True))
+            with pytest.raises(CalendarUnavailable) as caught:
+                Transport(client, timeout=2, max_bytes=1000).propfind("/", b"<x/>", depth=0)
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    assert seen == ["/"] and caught.value.details["reason"] == "address_not_allowed"
+    assert inner.untouched
