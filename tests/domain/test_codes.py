@@ -57,7 +57,7 @@ def test_error_code__every_exception_has_its_member():
 
 def test_error_code__an_http_only_code_cannot_be_raised():
     with pytest.raises(TypeError):
-        type("Throttled", (ResolverError,), {"code": ErrorCode.THROTTLED})
+        type("NotFound", (ResolverError,), {"code": ErrorCode.NOT_FOUND})
 
 
 def test_reason__for_page_reads_old_and_unknown_tokens():
