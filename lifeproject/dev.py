@@ -180,7 +180,14 @@ def main(argv: list[str] | None = None) -> None:
         django.setup()
         token, web_password = _demo_user()
         if per_user:
-            connect_demo_account(instance.url, caldav_password)
+            from resolver.domain.errors import ResolverError
+
+            try:
+                connect_demo_account(instance.url, caldav_password)
+            except ResolverError as err:  # said plainly, and both servers stopped below
+                print(f"bin/run --per-user: the demo's Radicale could not be connected as {DEMO_USER}'s account: "
+                      f"{err.code}: {err.message}", file=sys.stderr, flush=True)
+                raise SystemExit(1) from None
         # DEBUG for the demo server only (tracebacks and static files for a developer);
         # the default, and every other process, keeps it off. The ASGI site: Django and
         # the MCP endpoint at /mcp (lifeproject/asgi.py).
