@@ -110,7 +110,7 @@ def _stop(run: subprocess.Popen[str]) -> None:
 # What each mode's blocks must show, beyond their exit codes.
 EXPECTED = {
     "demo": ["/demo/work/demo-weekly-sync.ics", '"status":"needs_clarification"', '"collection_id":"personal"',
-             "\n200\n"],
+             "\n200\n", '"serverInfo":{"name":"lifeproject-resolver"'],
     "demo --per-user": ["demo/work", "/demo/work/demo-weekly-sync.ics", "removed "],
 }
 
