@@ -116,7 +116,7 @@ def clarify(request: HttpRequest, token: str) -> HttpResponse:
         return _calendar_down(request, retry=_retry_path(request, next_url))
     except ResolverError as err:
         return _error_page(request, status=err.http_status, title="Something went wrong",
-                           message=_plain(err.message))
+                           message=_plain(err.message), link=_error_link(err))
     assert outcome.item is not None
     if next_url:
         return HttpResponseSeeOther(_with_item(next_url, outcome.item))
@@ -172,7 +172,7 @@ def _clarification_page(request: HttpRequest, claims: ClarificationClaims, *, ne
         return _calendar_down(request, retry=_retry_path(request, next_url))
     except ResolverError as err:
         return _error_page(request, status=err.http_status, title="Something went wrong",
-                           message=_plain(err.message))
+                           message=_plain(err.message), link=_error_link(err))
     choosable = [c for c in candidates if c.choosable]
     context: dict[str, Any] = {
         "cards": [{"candidate": c, "when": card_when(c)} for c in candidates],

@@ -131,6 +131,20 @@ def test_page__no_account_links_to_the_accounts_page_in_the_message(people):
     assert '<a href="/resolve/accounts/" data-field="error_link">Connect a calendar account</a>' in notice
 
 
+def test_page__a_question_whose_account_was_removed_links_to_the_accounts_page(people):
+    from resolver import accounts
+
+    alice = _page(people.alice)
+    asked = alice.post("/resolve/", {"text": "report", "kind": "task"})
+    assert asked.status_code == 303
+    for account in accounts.accounts_of(people.alice):
+        accounts.remove_account(user=people.alice, account_id=account.pk)
+    page = alice.get(asked["Location"])
+    body = page.content.decode()
+    assert page.status_code == 409 and "not connected a calendar account" in body
+    assert '<a href="/resolve/accounts/">Connect a calendar account</a>' in body
+
+
 @pytest.mark.parametrize("user_args, expected", [
     (("--user", "carol"), "To connect one: printf '%s\\n' \"$APP_PASSWORD\" | python manage.py calendar_accounts add "
                           "--user carol --url URL --username NAME --password-stdin"),
