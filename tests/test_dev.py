@@ -325,3 +325,21 @@ def test_run__per_user_moved_demo_commands_work_as_printed_and_restart_at_once(t
             _stop(again)
     finally:
         _stop(run)
+
+
+@pytest.mark.parametrize("switch, backend", [(None, dev.PER_USER_BACKEND), ("off", "resolver.accounts.SettingsAccount")])
+def test_settings__dev_env_is_read_unless_switched_off(tmp_path, switch, backend):
+    """A command reads var/dev.env; the test suite (and what it starts) does not: a `bin/run --per-user`
+    left behind must not turn per-user accounts on under the tests."""
+    (tmp_path / "dev.env").write_text(f"RESOLVER_ACCOUNT_BACKEND={dev.PER_USER_BACKEND}\n", encoding="utf-8")
+    env = {"PATH": os.environ.get("PATH", ""), "LIFEPROJECT_VAR_DIR": str(tmp_path)}
+    if switch:
+        env["LIFEPROJECT_DEV_ENV"] = switch
+    done = subprocess.run([sys.executable, "-c", "from lifeproject import settings; "
+                           "print(settings.RESOLVER['ACCOUNT_BACKEND'])"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == backend, done.stderr
+
+
+def test_settings__the_test_process_switches_dev_env_off_for_itself_and_its_children():
+    assert os.environ["LIFEPROJECT_DEV_ENV"] == "off"
