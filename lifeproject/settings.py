@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import environ
@@ -14,7 +15,12 @@ DEV_SECRET_KEY = "dev-insecure-lifeproject-key-change-me-in-production-012345678
 
 # The embedded default (bin/run) writes the local Radicale's address and
 # generated password here; real environment variables always win.
-if (VAR_DIR / "dev.env").exists():
+# LIFEPROJECT_DEV_ENV=off skips it. The test suite sets that for itself and the
+# processes it starts: a `bin/run --per-user` (or a judge) left in var/dev.env
+# must not change what the tests configure; tests of bin/run pass their own env.
+if "pytest" in sys.modules:
+    os.environ.setdefault("LIFEPROJECT_DEV_ENV", "off")
+if os.environ.get("LIFEPROJECT_DEV_ENV") != "off" and (VAR_DIR / "dev.env").exists():
     environ.Env.read_env(VAR_DIR / "dev.env")
 
 env = environ.Env(

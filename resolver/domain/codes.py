@@ -49,7 +49,7 @@ class Reason(StrEnum):
         "One candidate and no decision (the judge off or unavailable, or below an approved "
         "threshold): the question is whether it is the item meant.",
         "Is this the {kind} you mean?",
-        "One item could match your reference. Is this the item you mean?",
+        "The one item that could match",
     )
     JUDGE_NO_MATCH = (
         "judge_no_match",

@@ -20,12 +20,13 @@ from resolver import services
 from resolver.clarifications import ClarificationClaims
 from resolver.domain.codes import Reason
 from resolver.domain.errors import (
-    CalendarUnavailable, CandidateGone, ClarificationExpired, ClarificationNotFound, NotACandidate,
-    OccurrenceGone, ResolverError,
+    CalendarUnavailable, CandidateGone, ClarificationExpired, ClarificationNotFound, NoCalendarAccount,
+    NotACandidate, OccurrenceGone, ResolverError,
 )
-from resolver.domain.items import Item
+from resolver.domain.items import Item, Method
 from resolver.domain.pipeline import Outcome, Status
 from resolver.envelope import item_dict
+from resolver.templatetags.resolver_tags import resolver_accounts_url
 from resolver.web.clarification import card_when, readable_date, when_label
 from resolver.web.forms import ResolveForm, SelectForm
 
@@ -57,7 +58,8 @@ def search(request: HttpRequest) -> HttpResponse:
     try:
         answer = services.answer(document, caller=_caller(request))
     except ResolverError as err:
-        return _search_page(request, form, error=_plain(err.message), status=err.http_status)
+        return _search_page(request, form, error=_plain(err.message), status=err.http_status,
+                            error_link=_error_link(err))
 
     next_url = _safe_next(request, data.get("next"))
     if answer.status is Status.OK:
@@ -67,6 +69,7 @@ def search(request: HttpRequest) -> HttpResponse:
         return _confirmation(request, answer.outcome)
     path = answer.clarification_url
     assert path is not None  # this view is mounted, so the page's URL reverses
+    _remember_typed(request, answer.outcome.request_id, data["text"])
     if next_url:
         path += "?" + urlencode({"next": next_url})
     return HttpResponseSeeOther(path)
@@ -114,7 +117,7 @@ def clarify(request: HttpRequest, token: str) -> HttpResponse:
         return _calendar_down(request, retry=_retry_path(request, next_url))
     except ResolverError as err:
         return _error_page(request, status=err.http_status, title="Something went wrong",
-                           message=_plain(err.message))
+                           message=_plain(err.message), link=_error_link(err))
     assert outcome.item is not None
     if next_url:
         return HttpResponseSeeOther(_with_item(next_url, outcome.item))
@@ -132,8 +135,34 @@ def _plain(message: str) -> str:
 
 
 def _search_page(request: HttpRequest, form: ResolveForm, *, error: str | None = None,
-                 status: int = 200) -> HttpResponse:
-    return render(request, "resolver/search.html", {"form": form, "error": error}, status=status)
+                 error_link: tuple[str, str] | None = None, status: int = 200) -> HttpResponse:
+    return render(request, "resolver/search.html", {"form": form, "error": error, "error_link": error_link},
+                  status=status)
+
+
+def _error_link(err: ResolverError) -> tuple[str, str] | None:
+    """Where the person fixes the error themselves: no account yet, the accounts page."""
+    if isinstance(err, NoCalendarAccount):
+        url = resolver_accounts_url()
+        if url:
+            return url, "Connect a calendar account"
+    return None
+
+
+# What the person typed, per clarification, kept in their own session: the token
+# never carries the reference (it is signed, not encrypted, and sits in URLs),
+# so the page shows it only to the browser that asked. A few recent ones suffice.
+TYPED_SESSION_KEY = "resolver_typed"
+TYPED_KEPT = 10
+
+
+def _remember_typed(request: HttpRequest, request_id: str, text: str) -> None:
+    typed = [pair for pair in request.session.get(TYPED_SESSION_KEY, []) if pair[0] != request_id]
+    request.session[TYPED_SESSION_KEY] = (typed + [[request_id, text]])[-TYPED_KEPT:]
+
+
+def _typed(request: HttpRequest, request_id: str) -> str | None:
+    return next((text for rid, text in request.session.get(TYPED_SESSION_KEY, []) if rid == request_id), None)
 
 
 def _clarification_page(request: HttpRequest, claims: ClarificationClaims, *, next_url: str | None,
@@ -144,8 +173,9 @@ def _clarification_page(request: HttpRequest, claims: ClarificationClaims, *, ne
         return _calendar_down(request, retry=_retry_path(request, next_url))
     except ResolverError as err:
         return _error_page(request, status=err.http_status, title="Something went wrong",
-                           message=_plain(err.message))
+                           message=_plain(err.message), link=_error_link(err))
     reason = Reason.for_page(claims.reason, has_candidates=bool(claims.candidate_ids))
+    choosable = [c for c in candidates if c.choosable]
     context: dict[str, Any] = {
         "cards": [{"candidate": c, "when": card_when(c)} for c in candidates],
         "candidates": candidates,
@@ -157,6 +187,11 @@ def _clarification_page(request: HttpRequest, claims: ClarificationClaims, *, ne
         "next": next_url or "",
         "search_again_url": _search_again_url(claims, next_url),
         "error": error,
+        "typed": _typed(request, claims.request_id),
+        # One candidate: the question is the heading and the answer is ready; submitting says yes.
+        # Not when the judge said none matches: a ticked box there would nudge towards a guess.
+        "preselected": (choosable[0].item_id if claims.reason == "single_candidate" and len(candidates) == 1
+                        and len(choosable) == 1 else None),
     }
     return render(request, "resolver/clarify.html", context, status=status)
 
@@ -168,10 +203,19 @@ def _confirmation(request: HttpRequest, outcome: Outcome) -> HttpResponse:
     context = {
         "item": outcome.item, "when": when_label(outcome.item),
         "method": outcome.method.value if outcome.method else None,
+        "how": HOW_FOUND.get(outcome.method) if outcome.method else None,
         "occurrence": occurrence,
         "occurrence_start": readable_date(occurrence["start"]) if occurrence else None,
     }
     return render(request, "resolver/confirmation.html", context)
+
+
+# How the item was found, in the person's words; the method's name stays in data-method for scripts.
+HOW_FOUND = {
+    Method.USER_SELECTED: "You picked this item",
+    Method.DETERMINISTIC: "Its ID or exact title matched",
+    Method.SEMANTIC: "The judge chose it, with a confidence approved for this question",
+}
 
 
 def _calendar_down(request: HttpRequest, *, retry: str) -> HttpResponse:

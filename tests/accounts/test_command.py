@@ -66,7 +66,25 @@ def test_add__wrong_password_exits_2_and_saves_nothing(per_user, django_user_mod
 def test_unknown_user_exits_2(per_user, args):
     with pytest.raises(CommandError) as caught:
         _call(*args)
-    assert caught.value.returncode == 2 and str(caught.value) == "No such user."
+    assert caught.value.returncode == 2 and str(caught.value) == "No such user: 'nobody'."
+
+
+def test_add__unknown_user_is_named(per_user):
+    url, username, password = per_user.alice
+    with pytest.raises(CommandError) as caught:
+        _call("add", "--user", "nobody", "--url", url, "--username", username, "--password-stdin", stdin=password)
+    assert caught.value.returncode == 2 and str(caught.value) == "No such user: 'nobody'."
+
+
+def test_list__no_accounts_says_so_and_how_to_connect_one(per_user, django_user_model):
+    django_user_model.objects.create_user("grace")
+    out, _ = _call("list", "--user", "grace")
+    assert out.splitlines() == [
+        "grace has no calendar accounts. Connect one:",
+        """  printf '%s\\n' "$APP_PASSWORD" | python manage.py calendar_accounts add --user grace """
+        "--url URL --username NAME --password-stdin",
+    ]
+    assert json.loads(_call("list", "--user", "grace", "--json")[0]) == {"accounts": []}
 
 
 def test_remove__another_persons_account_exits_2_and_keeps_it(people):

@@ -115,13 +115,52 @@ def test_page__search_reads_only_ones_own(people):
     page = bob.get(asked["Location"]).content.decode()
     assert page.count('name="item_id"') == 2 and "work/work" in page
     nothing = bob.post("/resolve/", {"text": "Alice secret errand", "kind": "task"})
+    # Bob's own words come back to him (the form, "You typed"); no item of alice's does.
     assert "Alice secret errand" not in bob.get(nothing["Location"]).content.decode().replace(
-        'value="Alice secret errand"', "")
+        'value="Alice secret errand"', "").replace("You typed <q>Alice secret errand</q>", "")
 
 
 def test_page__no_account_says_so(people):
     response = _page(people.carol).post("/resolve/", {"text": "Quarterly report", "kind": "task"})
     assert response.status_code == 409 and "not connected a calendar account" in response.content.decode()
+
+
+def test_page__no_account_links_to_the_accounts_page_in_the_message(people):
+    body = _page(people.carol).post("/resolve/", {"text": "Quarterly report", "kind": "task"}).content.decode()
+    notice = body.split('class="notice notice-error" role="alert">', 1)[1].split("</div>", 1)[0]
+    assert '<a href="/resolve/accounts/" data-field="error_link">Connect a calendar account</a>' in notice
+
+
+def test_page__a_question_whose_account_was_removed_links_to_the_accounts_page(people):
+    from resolver import accounts
+
+    alice = _page(people.alice)
+    asked = alice.post("/resolve/", {"text": "report", "kind": "task"})
+    assert asked.status_code == 303
+    for account in accounts.accounts_of(people.alice):
+        accounts.remove_account(user=people.alice, account_id=account.pk)
+    page = alice.get(asked["Location"])
+    body = page.content.decode()
+    assert page.status_code == 409 and "not connected a calendar account" in body
+    assert '<a href="/resolve/accounts/">Connect a calendar account</a>' in body
+
+
+@pytest.mark.parametrize("user_args, expected", [
+    (("--user", "carol"), "To connect one: printf '%s\\n' \"$APP_PASSWORD\" | python manage.py calendar_accounts add "
+                          "--user carol --url URL --username NAME --password-stdin"),
+    ((), "Per-user accounts read only a user's own accounts: give --user USERNAME. To connect one: printf '%s\\n' "
+         "\"$APP_PASSWORD\" | python manage.py calendar_accounts add --user USERNAME --url URL --username NAME "
+         "--password-stdin"),
+])
+def test_command__no_account_names_the_command_that_connects_one(people, user_args, expected):
+    err = io.StringIO()
+    with pytest.raises(SystemExit) as exited:
+        call_command("resolve", "--text", "Quarterly report", "--kind", "task", *user_args,
+                     stdout=io.StringIO(), stderr=err)
+    assert exited.value.code == 2
+    assert err.getvalue().splitlines()[-2:] == [
+        "error: no_calendar_account: You have not connected a calendar account. Add one at the accounts page.",
+        expected]
 
 
 # --- the command --------------------------------------------------------------------------

@@ -71,7 +71,8 @@ def test_browser__ask_pick_and_confirm(page, artifacts: Path) -> None:
     chosen = expected["personal"]
     assert page.locator('[data-field="item_id"]').inner_text() == chosen.item_id
     assert page.locator('[data-field="etag"]').inner_text() == chosen.etag
-    assert page.locator('[data-field="method"]').inner_text() == Method.USER_SELECTED.value
+    assert page.locator('[data-field="method"]').get_attribute("data-method") == Method.USER_SELECTED.value
+    assert page.locator('[data-field="method"]').inner_text() == "You picked this item."
 
 
 def test_browser__keyboard_only(page) -> None:
@@ -105,7 +106,8 @@ def test_browser__readable_on_a_phone(page) -> None:
 def test_browser__calendar_titles_are_text(page, webxss) -> None:
     _ask(page, XSS_TITLE, XSS_COLLECTION)
     assert page.locator("main img").count() == 0
-    assert page.get_by_text(XSS_TITLE).count() == 2
+    assert page.locator(".choice-title").get_by_text(XSS_TITLE).count() == 2
+    assert page.locator("[data-field=typed] q").inner_text() == XSS_TITLE  # what was typed, as text too
     # The `page` fixture fails the test if any dialog (alert) was opened.
 
 

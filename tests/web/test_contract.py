@@ -50,7 +50,7 @@ def test_page__duplicate_titles_heading_and_pick_shows_href_and_occurrence(memor
     assert '<code data-field="href">/demo/work/not-the-uid-4711.ics</code>' in confirmation
     assert f'<time datetime="{START.isoformat()}" data-field="occurrence">' in confirmation
     assert f'<code data-field="recurrence_id">{START.isoformat()}</code>' in confirmation
-    assert '<code data-field="method">user_selected</code>' in confirmation
+    assert 'data-field="method" data-method="user_selected">You picked this item.<' in confirmation
 
 
 def test_page__resolved_confirmation_shows_href(memory, alice_client):

@@ -93,7 +93,7 @@ def test_search__unique_reference_shows_confirmation(radicale_live, alice_client
     assert response.status_code == 200
     assert f'<code data-field="item_id">{expected.item_id}</code>' in html
     assert unescape(re.search(r'data-field="etag">([^<]*)<', html).group(1)) == expected.etag
-    assert '<code data-field="method">deterministic</code>' in html
+    assert 'data-field="method" data-method="deterministic">Its ID or exact title matched.<' in html
     assert "Draft portfolio outline" in html and ">work<" in html and "Due" in html
 
 
@@ -168,7 +168,7 @@ def test_clarify__lists_live_candidates_in_a_radio_group(radicale_live, alice_cl
     assert all(not disabled for _, disabled in _radios(html))
     for number in (1, 2):
         assert f'id="candidate-{number}"' in html and f'for="candidate-{number}"' in html
-    assert html.count(OFFSITE) == 2
+    assert html.count(f"<span class=\"choice-title\">{OFFSITE}</span>") == 2  # and once as typed, above them
     assert "Collection: work" in html and "Collection: personal" in html
     assert "Suggested" not in html
 
@@ -242,7 +242,7 @@ def test_clarify__pick_confirms_with_current_etag(radicale_live, alice_client: C
     assert response.status_code == 200
     assert f'<code data-field="item_id">{chosen.item_id}</code>' in html
     assert unescape(re.search(r'data-field="etag">([^<]*)<', html).group(1)) == chosen.etag
-    assert f'<code data-field="method">{Method.USER_SELECTED.value}</code>' in html
+    assert f'data-field="method" data-method="{Method.USER_SELECTED.value}">You picked this item.<' in html
 
 
 def test_clarify__pick_without_csrf_is_refused(radicale_live, alice, alice_client: Client) -> None:
@@ -302,7 +302,7 @@ def test_clarify__unsafe_next_is_ignored(radicale_live, alice_client: Client, ne
     assert 'name="next"' not in page and "evil" not in page
     response = alice_client.post(location, {"item_id": _offsite_items()[0].item_id, "next": next_url})
     assert response.status_code == 200  # the confirmation, never a redirect
-    assert '<code data-field="method">user_selected</code>' in response.content.decode()
+    assert 'data-field="method" data-method="user_selected">You picked this item.<' in response.content.decode()
 
 
 def test_clarify__suggestion_and_probabilities_are_shown(radicale_live, alice, alice_client: Client) -> None:
@@ -329,7 +329,7 @@ def test_clarify__gone_candidate_cannot_be_picked(radicale_live, scratch, alice_
     scratch.delete(gone_uid)
     html = alice_client.get(location).content.decode()
     assert dict(_radios(html)) == {items[gone_uid].item_id: True, items[kept_uid].item_id: False}
-    assert "No longer available" in html and html.count(scratch.title) == 1
+    assert "No longer available" in html and html.count(f"choice-title\">{scratch.title}<") == 1
     response = alice_client.post(location, {"item_id": items[gone_uid].item_id})
     assert response.status_code == 409
     assert "no longer exists" in response.content.decode()
@@ -361,7 +361,7 @@ def test_clarify__calendar_text_is_escaped(radicale_live, webxss, alice_client: 
     location = _ask(alice_client, XSS_TITLE, XSS_COLLECTION)
     html = alice_client.get(location).content.decode()
     assert "<img" not in html
-    assert html.count("&lt;img src=x onerror=alert(1)&gt;") == 2
+    assert html.count("&lt;img src=x onerror=alert(1)&gt;") == 3  # two cards and what was typed
     chosen = next(value for value, _ in _radios(html))
     confirmation = alice_client.post(location, {"item_id": chosen}).content.decode()
     assert "<img" not in confirmation and "&lt;img src=x onerror=alert(1)&gt;" in confirmation
@@ -433,12 +433,39 @@ def test_clarify__the_next_occurrence_is_called_next(radicale_live, alice_client
     assert label == "Next occurrence" and datetime.fromisoformat(shown) == weekly_sync_start(0)
 
 
-def test_clarify__one_candidate_asks_yes_or_no(radicale_live, alice_client: Client):
+def test_clarify__one_candidate_asks_one_question_with_the_candidate_preselected(radicale_live,
+                                                                                  alice_client: Client):
     location = _ask(alice_client, "sync", "work", kind="event")
     html = alice_client.get(location).content.decode()
     assert "<h1>Is this the event you mean?</h1>" in html
-    assert "One item could match your reference. Is this the item you mean?" in html
+    main = html.split('<main id="main" tabindex="-1">', 1)[1]
+    # One question: the heading. The box above the candidate states, it does not ask again.
+    assert [line.strip() for line in re.sub(r"<[^>]+>", "\n", main).splitlines() if "?" in line] == \
+        ["Is this the event you mean?"]
     assert "Several items could match" not in html
+    [(item_id, _)] = _radios(html)
+    assert re.search(rf'<input type="radio" name="item_id" value="{item_id}"[^>]*\bchecked>', html)
+    assert "Yes, use this item" in html and "Not this one: search again" in html
+
+
+def test_clarify__several_candidates_none_preselected(radicale_live, alice_client: Client):
+    html = alice_client.get(_ask(alice_client, OFFSITE, "work personal")).content.decode()
+    assert len(_radios(html)) == 2 and " checked>" not in html
+
+
+def test_clarify__what_the_person_typed_is_shown_above_the_candidates(radicale_live, alice_client: Client):
+    html = alice_client.get(_ask(alice_client, "team offsite <b>planning</b>", "work personal")).content.decode()
+    typed = '<p class="typed" data-field="typed">You typed <q>team offsite &lt;b&gt;planning&lt;/b&gt;</q></p>'
+    assert typed in html and html.index(typed) < html.index('class="choices"')
+
+
+def test_clarify__the_typed_reference_stays_in_its_own_session(radicale_live, alice, alice_client: Client):
+    """Another browser of the same person (or a link from the API) shows the page without it."""
+    location = _ask(alice_client, "team offsite planning", "work personal")
+    other = Client()
+    other.force_login(alice)
+    html = other.get(location).content.decode()
+    assert other.get(location).status_code == 200 and 'data-field="typed"' not in html
 
 
 def test_clarify__no_occurrence_in_the_named_time_shows_the_nearest_and_says_so(radicale_live,

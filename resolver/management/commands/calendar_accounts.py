@@ -13,6 +13,7 @@ never printed.
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 from typing import Any
 
@@ -21,6 +22,13 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from resolver import accounts
 from resolver.domain.errors import ResolverError
+
+
+def connect_command(username: str | None) -> str:
+    """The command that connects an account for `username`, as a person types it (USERNAME when unknown)."""
+    user = shlex.quote(username) if username else "USERNAME"
+    return (f"printf '%s\\n' \"$APP_PASSWORD\" | python manage.py calendar_accounts add --user {user} "
+            f"--url URL --username NAME --password-stdin")
 
 
 class Command(BaseCommand):
@@ -62,9 +70,9 @@ class Command(BaseCommand):
         try:
             user = model._default_manager.get_by_natural_key(username)
         except model.DoesNotExist:
-            raise CommandError("No such user.", returncode=2) from None
+            raise CommandError(f"No such user: {username!r}.", returncode=2) from None
         if not user.is_active:
-            raise CommandError("No such user.", returncode=2)
+            raise CommandError(f"No such user: {username!r} is inactive.", returncode=2)
         return user
 
     def _add(self, user: Any, options: dict[str, Any]) -> None:
@@ -91,6 +99,10 @@ class Command(BaseCommand):
                          "error": None if err is None else {"code": err.code, "reason": err.details.get("reason")}})
         if as_json:
             self.stdout.write(json.dumps({"accounts": rows}, ensure_ascii=False))
+            return
+        if not rows:
+            name = user.get_username()
+            self.stdout.write(f"{name} has no calendar accounts. Connect one:\n  {connect_command(name)}")
             return
         for row in rows:
             found = (f"{len(row['collections'])} collections" if row["error"] is None

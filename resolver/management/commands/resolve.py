@@ -13,7 +13,7 @@ from django.core.management.base import BaseCommand, CommandParser
 from resolver import services
 from resolver.conf import resolver_settings
 from resolver.domain.codes import EXIT_CLARIFICATION, judge_is_off
-from resolver.domain.errors import InternalError, InvalidRequest, ResolverError
+from resolver.domain.errors import InternalError, InvalidRequest, NoCalendarAccount, ResolverError
 
 # Loggers whose lines would interleave with the human output on stderr.
 _QUIET_LOGGERS = ("resolver", "resolver.requests")
@@ -55,7 +55,8 @@ class Command(BaseCommand):
                 envelope = services.answer(self._document(options), caller=caller, request_id=request_id).envelope
             except Exception as err:  # every failure is an envelope; internals never leak
                 code = err.exit_code if isinstance(err, ResolverError) else InternalError.exit_code
-                self._fail(services.error_envelope_for(err, request_id=request_id), code, as_json=as_json)
+                self._fail(services.error_envelope_for(err, request_id=request_id), code, as_json=as_json,
+                           hint=_hint(err, options["user"]))
             self._render(envelope, as_json=as_json)
 
     def _document(self, options: dict[str, Any]) -> Any:
@@ -125,15 +126,29 @@ class Command(BaseCommand):
         if data.get("clarification_url"):
             self.stderr.write(f"clarification_url: {safe(data['clarification_url'])}")
 
-    def _fail(self, envelope: dict[str, Any], exit_code: int, *, as_json: bool) -> None:
+    def _fail(self, envelope: dict[str, Any], exit_code: int, *, as_json: bool, hint: str | None = None) -> None:
         if as_json:
             self._print_json(envelope)
         else:
             self.stderr.write(f"error: {safe(envelope['error']['code'])}: {safe(envelope['error']['message'])}")
+            if hint:
+                self.stderr.write(safe(hint))
         raise SystemExit(exit_code)
 
     def _print_json(self, envelope: dict[str, Any]) -> None:
         self.stdout.write(json_line(envelope))
+
+
+def _hint(err: BaseException, username: str | None) -> str | None:
+    """What to type next, for the errors a person fixes on the command line."""
+    if not isinstance(err, NoCalendarAccount):
+        return None
+    from resolver.management.commands.calendar_accounts import connect_command
+
+    if username is None:
+        return ("Per-user accounts read only a user's own accounts: give --user USERNAME. "
+                f"To connect one: {connect_command(None)}")
+    return f"To connect one: {connect_command(username)}"
 
 
 # Characters a terminal acts on: C0 controls (tab and newline are ours to write,
