@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from resolver.domain.items import Item
 
@@ -25,6 +26,10 @@ class FetchResult:
     # Collections read without the server's time-range filter because the
     # server failed on it (now or recently): the `server_filter_skipped` warning.
     server_filter_skipped: tuple[str, ...] = ()
+    # What matching remembers for the reader that read these items
+    # (matching.MatchingMemo): its title indexes and title vectors, dropped with
+    # the reader. None: the reader keeps nothing, matching starts afresh.
+    memo: Any = field(default=None, compare=False, repr=False)
 
 
 # Declared with the other ports; kept importable from here for the backends.

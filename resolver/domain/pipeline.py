@@ -25,7 +25,9 @@ from resolver.domain.times import TimeRange, in_range, occurrence_for, occurrenc
 # The request and the ports live in their own modules; importable from here too.
 from resolver.domain.ports import CalendarSource, Judge, NoThresholds, ThresholdPolicy  # noqa: F401
 from resolver.domain.requests import ResolveRequest, parse_request  # noqa: F401
+from resolver.domain.semantic import Encoder, widen
 from resolver.domain.timeexpr import find_time_expression
+from resolver.domain.emptyrange import nothing_found
 from resolver.domain.wordforms import DEFAULT_LANGUAGE
 
 
@@ -86,7 +88,9 @@ def resolve(
     max_candidates: int = jdg.MAX_CANDIDATES,
     now: datetime | None = None,
     language: str = DEFAULT_LANGUAGE,
+    semantic: Encoder | None = None,
 ) -> Outcome:
+    language = request.language or language
     max_candidates = min(max_candidates, jdg.MAX_CANDIDATES)
     tz = request.time_zone  # parsed at the boundary (requests.parse_time_zone)
     started = time.perf_counter()
@@ -127,7 +131,7 @@ def resolve(
         )
 
     # "Yoga class tomorrow": the time becomes a range, the rest must match a title.
-    expression = find_time_expression(request.text, now=now, tz=tz)
+    expression = find_time_expression(request.text, now=now, tz=tz, language=language)
     text = expression.rest if expression else request.text
     time_range = expression.range if expression else None
     if expression is not None and expression.rest:
@@ -140,23 +144,25 @@ def resolve(
                            warnings=warnings, timings=timings, **base)
 
     pool = build_pool(text, fetched.items, limit=max_candidates, language=language, time_range=time_range,
-                      tz=tz, bonus_words=expression.expression.split() if expression else ())
+                      tz=tz, bonus_words=expression.expression.split() if expression else (), memo=fetched.memo)
+    pool = widen(pool, text, fetched.items, encoder=semantic, memo=fetched.memo, limit=max_candidates,
+                 language=language)
     timings["matching_ms"] = _ms(time.perf_counter() - matching_started)
     warnings += _narrowed_warning(pool)
     candidates = tuple(c.item for c in pool.candidates)
     occurrences = _occurrences(candidates, time_range, tz)
     warnings += _outside_range_warning(candidates, occurrences, time_range)
     if not candidates:
+        prompt, found = nothing_found(time_range if pool.by_date else None, tz)
         return Outcome(
-            status=Status.NEEDS_CLARIFICATION, method=None, reason="no_candidates",
-            prompt="Nothing matches this reference. Rephrase it, or use more of the item's title.",
-            warnings=warnings, timings=timings, **base,
+            status=Status.NEEDS_CLARIFICATION, method=None, reason="no_candidates", prompt=prompt,
+            warnings=warnings + tuple(OutcomeWarning(**w) for w in found), timings=timings, **base,
         )
 
     question = jdg.build_question(
         reference=request.text, kind=request.kind,
         candidates=[_facts(item, occurrences.get(item.item_id)) for item in candidates],
-        today=now.astimezone(tz).date(),
+        today=now.astimezone(tz).date(), retrieval=pool.semantic_model,
     )
     numbering = {number: item.item_id for number, item in enumerate(candidates, start=1)}
     judging_started = time.perf_counter()
@@ -183,7 +189,7 @@ def resolve(
     # The judge's own fingerprint: it covers what that backend sent (a chat
     # model's system prompt, correction and schema), not only the question.
     rule = policy.find(question=jdg.QUESTION_ID, model=judgment.model,
-                       fingerprint=judgment.fingerprint or question.fingerprint)
+                       fingerprint=jdg.effective_fingerprint(question, judgment))
     decision = jdg.decide(judgment, rule)
     by_number = judgment.number_probabilities()
     probabilities = {numbering[n]: p for n, p in by_number.items() if n in numbering}
