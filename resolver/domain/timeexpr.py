@@ -257,16 +257,28 @@ def _read_from_base(groups: dict[str, Any], today: date, rules: Grammar) -> DayR
 
 
 def _step(groups: dict[str, Any], rules: Grammar) -> int:
-    """this: 0, next: 1, last: -1; a `which` group the table does not know is `next` ("Ende nächster Woche")."""
-    which = groups.get("which")
+    """this: 0, next: 1, last: -1; a `which` group the table does not know is `next` ("Ende nächster Woche").
+    `which2` is a second place for it ("el martes que viene", after the day)."""
+    which = groups.get("which") or groups.get("which2")
     if not which:
         return 0
     return {"this": 0, "next": 1, "last": -1}.get(rules.look_up("WHICH", which) or "next", 1)
 
 
+def _read_numeric(groups: dict[str, Any], today: date, rules: Grammar) -> DayReading | None:
+    """"12.1.2027", "12.1." (day first): without a year, the next such day."""
+    month, number = int(groups["m"]), int(groups["d"])
+    if groups.get("y"):
+        return _one_day(_date(int(groups["y"]), month, number))
+    day = _date(today.year, month, number)
+    if day is not None and day < today:
+        day = _date(today.year + 1, month, number)
+    return _one_day(day)
+
+
 def _read_end_of(groups: dict[str, Any], today: date, rules: Grammar) -> DayReading | None:
     step = _step(groups, rules)
-    if rules.look_up("UNITS", groups["unit"]) == "week":
+    if rules.look_up("UNITS", groups.get("unit") or groups.get("unit2")) == "week":
         friday = today - timedelta(days=today.weekday()) + timedelta(weeks=step, days=4)
         return (friday, friday + timedelta(days=2)), None
     _first, last = _month(today, step)
@@ -341,7 +353,7 @@ def _read_weekday(groups: dict[str, Any], today: date, rules: Grammar) -> DayRea
 
 
 _READERS: dict[str, Callable[[dict[str, Any], date, Grammar], DayReading | None]] = {
-    "iso": _read_iso, "month_day": _read_month_day, "relative": _read_relative, "from_base": _read_from_base,
+    "iso": _read_iso, "numeric": _read_numeric, "month_day": _read_month_day, "relative": _read_relative, "from_base": _read_from_base,
     "end_of": _read_end_of, "ordinal": _read_ordinal, "in_month": _read_in_month, "this_part": _read_this_part,
     "in_n": _read_in_n, "week": _read_week, "weekend": _read_weekend, "weekday": _read_weekday,
     "clock": lambda groups, today, rules: None,  # a time pattern's reader: _read_time
