@@ -73,17 +73,20 @@ class MultilingualUSE:
     def __init__(self, threads: int = 1) -> None:
         self._threads = threads
         self._model: Any = None
+        self._name: str | None = None
         self._lock = threading.Lock()
 
     @property
     def name(self) -> str:
-        # The distribution's version, without importing it: a new wheel is a new model.
-        from importlib.metadata import PackageNotFoundError, version
+        # The distribution's version, read once without importing it: a new wheel is a new model.
+        if self._name is None:
+            from importlib.metadata import PackageNotFoundError, version
 
-        try:
-            return f"use-multilingual-v3 ({DISTRIBUTION} {version(DISTRIBUTION)})"
-        except PackageNotFoundError:
-            return f"use-multilingual-v3 ({DISTRIBUTION}, not installed)"
+            try:
+                self._name = f"use-multilingual-v3 ({DISTRIBUTION} {version(DISTRIBUTION)})"
+            except PackageNotFoundError:
+                self._name = f"use-multilingual-v3 ({DISTRIBUTION}, not installed)"
+        return self._name
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         import numpy
