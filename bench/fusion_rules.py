@@ -134,6 +134,7 @@ RULES = {
     "agree g=0.9 d=3": agree(0.9, 3),
     "agree g=1.0 d=3": agree(1.0, 3),
     "agree g=0.8 d=3 f=0.2": agree(0.8, 3, 0.2),
+    "agree g=0.8 d=3 f=0.3 (adopted)": agree(0.8, 3, 0.3),
 }
 
 

@@ -152,6 +152,12 @@ class TitleVectors:
                     self._rows.move_to_end((title, model))
                     found[title] = row
         missing = [t for t in dict.fromkeys(titles) if t not in found]
+        if any(not t.strip() for t in missing):
+            # An untitled item has no meaning to be near: a zero row, never above the floor.
+            blank = [t for t in missing if not t.strip()]
+            missing = [t for t in missing if t.strip()]
+            width = encoder.encode(["-"]).shape[1]
+            found.update({t: numpy.zeros(width, dtype=numpy.float32) for t in blank})
         for start in range(0, len(missing), ENCODE_BATCH):
             if expired():
                 return None

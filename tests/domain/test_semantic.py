@@ -108,6 +108,12 @@ def test_semantic__a_reference_only_the_signal_finds_is_offered_never_resolved(e
     assert outcome.candidates[0].uid == "licence"
 
 
+def test_semantic__an_untitled_item_is_near_nothing(encoder):
+    untitled = make_item(collection_path="/u/home/", uid="blank", title="", etag='"b"', kind=Kind.TASK)
+    outcome = _resolve("xylophone", items=[untitled], encoder=encoder)
+    assert (outcome.reason, outcome.candidates) == ("no_candidates", ())
+
+
 def test_semantic__switched_off_the_same_reference_finds_nothing():
     outcome = _resolve("renew my driving licence", encoder=None)
     assert (outcome.reason, outcome.candidates) == ("no_candidates", ())
