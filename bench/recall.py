@@ -12,15 +12,19 @@ resolved item alone (status ok) or the clarification's candidates in order.
 `--live` adds one more pass through a real Radicale on loopback, seeded from
 the same data as iCalendar and read with CalDAVCalendar.
 
-In the same run the baselines rank the same items of the reference's kind,
+The same pipeline runs again with the semantic signal off ("project-lexical",
+RESOLVER["SEMANTIC"] = False: the resolver before issue 29); "project" has it
+on (resolver/domain/semantic.py). In the same run "semantic-alone" ranks the
+items of the reference's kind by the encoder's cosine alone (top 19), and
+the baselines rank the same items of the reference's kind,
 top 19, ties by title: shared-word count (items sharing no word are not
 listed), rapidfuzz WRatio, token_set_ratio and partial_ratio (rapidfuzz's
 default processor: lower case, punctuation off).
 
 Metrics per category and overall (overall recall leaves out
-synonym_paraphrase, which shares no word with its target and is reported on
-its own line, and absent, which has no rank; overall `wrong` counts every
-reference):
+synonym_paraphrase, which shares no word with its target, and cross_language
+(issue 29), both reported on their own lines, and absent, which has no rank;
+overall `wrong` counts every reference):
 
 - rank: position of the expected item; for `duplicates` and `date_alone`
   (several expected items) the position of the last of them minus (their
@@ -307,7 +311,44 @@ def show_misses(results: list[Result], refs: dict[str, dict[str, Any]], titles: 
             write(f"      {n}. {titles.get(uid, uid)}")
 
 
-def main(argv: list[str] | None = None) -> int:
+def run_live(runs: dict[str, list[Result]], refs: list[dict[str, Any]], raw_items: list[dict[str, Any]],
+             by_kind: dict[str, list[Any]], meta: retrieval.Meta, encoder: Any,
+             write: Callable[[str], None]) -> dict[str, int]:
+    """The project's pass through a real Radicale seeded from the set; how many items differ per kind."""
+    from resolver.domain.items import Kind
+
+    server = LiveRadicale(raw_items, meta)
+    try:
+        calendar = server.calendar(meta)
+        live_uids = {kind: {i.uid for i in calendar.fetch(kind=Kind(kind), collection_ids=None,
+                                                          time_zone=meta.zone).items}
+                     for kind in ("task", "event")}
+        mismatch = {kind: sorted(live_uids[kind] ^ {i.uid for i in by_kind[kind]}) for kind in by_kind}
+        if any(mismatch.values()):
+            write(f"note: the live server's items differ from the memory set: {mismatch}")
+        runs["project-live"] = run_project(refs, calendar, meta, semantic=encoder)
+    finally:
+        server.stop()
+    return {kind: len(v) for kind, v in mismatch.items()}
+
+
+def write_report(args: argparse.Namespace, runs: dict[str, list[Result]], refs: list[dict[str, Any]],
+                 titles: dict[str, str], report: dict[str, Any], write: Callable[[str], None]) -> None:
+    """The misses (--show-misses) and the JSON figures (--json)."""
+    if args.show_misses:
+        by_id = {r["id"]: r for r in refs}
+        for method in ("project", "project-live"):
+            if method in runs:
+                write(f"\n-- misses: {method} --")
+                show_misses(runs[method], by_id, titles, method, write)
+    if args.json:
+        report["ranks"] = {method: {r.ref_id: r.rank for r in results} for method, results in runs.items()}
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        write(f"figures written to {args.json}")
+
+
+def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--split", choices=("tune", "heldout", "all"), default="all",
                         help="which references to run (default all; tables per split either way)")
@@ -316,7 +357,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--category", choices=retrieval.CATEGORIES, help="run only this category")
     parser.add_argument("--show-misses", action="store_true",
                         help="print each project miss with its first 5 candidates")
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _arguments(argv)
     # The CalDAV backend reads its bounds from the app's settings.
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lifeproject.settings")
     import django
@@ -347,23 +392,7 @@ def main(argv: list[str] | None = None) -> int:
     memory_seconds = time.perf_counter() - started
     # The same pipeline with the signal off (RESOLVER["SEMANTIC"] = False): the lexical pool alone.
     runs["project-lexical"] = run_project(refs, MemoryCalendar(items=list(items)), meta)
-    live_note = None
-    if args.live:
-        server = LiveRadicale(raw_items, meta)
-        try:
-            calendar = server.calendar(meta)
-            from resolver.domain.items import Kind
-
-            live_uids = {kind: {i.uid for i in calendar.fetch(kind=Kind(kind), collection_ids=None,
-                                                              time_zone=meta.zone).items}
-                         for kind in ("task", "event")}
-            mismatch = {kind: sorted(live_uids[kind] ^ {i.uid for i in by_kind[kind]}) for kind in by_kind}
-            live_note = {kind: len(v) for kind, v in mismatch.items()}
-            if any(mismatch.values()):
-                write(f"note: the live server's items differ from the memory set: {mismatch}")
-            runs["project-live"] = run_project(refs, calendar, meta, semantic=encoder)
-        finally:
-            server.stop()
+    live_note = run_live(runs, refs, raw_items, by_kind, meta, encoder, write) if args.live else None
     BASELINES["semantic-alone"] = semantic_alone(encoder)
     for name in BASELINES:
         runs[name] = run_baseline(name, refs, by_kind)
@@ -384,17 +413,7 @@ def main(argv: list[str] | None = None) -> int:
               f"now {meta.now.isoformat()} {meta.time_zone}) ==")
         write(render(figures, categories, has_time=has_time))
     write(f"\nmemory pass: {memory_seconds:.1f} s for {len(refs)} references")
-    if args.show_misses:
-        by_id = {r["id"]: r for r in refs}
-        for method in ("project", "project-live"):
-            if method in runs:
-                write(f"\n-- misses: {method} --")
-                show_misses(runs[method], by_id, titles, method, write)
-    if args.json:
-        report["ranks"] = {method: {r.ref_id: r.rank for r in results} for method, results in runs.items()}
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-        write(f"figures written to {args.json}")
+    write_report(args, runs, refs, titles, report, write)
     return 0
 
 

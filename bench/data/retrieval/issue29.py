@@ -11,6 +11,15 @@ German, French and Spanish titles, and German, French and Spanish ones to
 English titles). Every third reference of a family, in written order, is
 held out; nothing was tuned on those. The lines this script wrote before
 (ids `r29-*`, uids `x29-*`) are replaced, the rest of the set is untouched.
+
+After the first measured run, five cross-language references were found to
+have a same-meaning item in English already in the set ("doctor's
+appointment" with three "Doctor appointment" items, "cancel the gym" with
+"Cancel the gym membership", "pay february rent" with "Pay rent", "book a
+dentist appointment" with "Book dentist", "parents evening at the primary
+school" with "Parents' evening at school"): labels with more than one right
+answer. Their targets and references were rewritten (docs/retrieval.md says
+so next to the figures).
 """
 from __future__ import annotations
 
@@ -22,10 +31,10 @@ HERE = Path(__file__).resolve().parent
 # New items: (uid, kind, collection, title, due or start)
 ITEMS = [
     ("x29-fuehrerschein", "task", "personal", "Führerschein verlängern", "2027-02-15"),
-    ("x29-zahnarzt", "task", "personal", "Zahnarzttermin vereinbaren", None),
+    ("x29-zahnarzt", "task", "personal", "Termin beim Hautarzt vereinbaren", None),
     ("x29-reifen", "task", "home", "Winterreifen wechseln lassen", None),
     ("x29-oma", "task", "personal", "Geburtstagsgeschenk für Oma kaufen", "2027-01-20"),
-    ("x29-kuendigung", "task", "personal", "Kündigung für das Fitnessstudio schicken", None),
+    ("x29-kuendigung", "task", "personal", "Kündigung für den Handyvertrag schicken", None),
     ("x29-heizkosten", "task", "home", "Heizkostenabrechnung prüfen", None),
     ("x29-fenster", "task", "home", "Fenster putzen", None),
     ("x29-kita", "task", "personal", "Kita-Anmeldung ausfüllen", "2027-01-29"),
@@ -40,17 +49,18 @@ ITEMS = [
     ("x29-compte-rendu", "task", "work", "Rédiger le compte rendu de la réunion", None),
     ("x29-pasaporte", "task", "personal", "Renovar el pasaporte de Lucía", None),
     ("x29-panales", "task", "home", "Comprar pañales y toallitas", None),
-    ("x29-alquiler", "task", "home", "Pagar el alquiler de febrero", "2027-02-01"),
+    ("x29-alquiler", "task", "home", "Pagar la cuota del colegio de febrero", "2027-02-01"),
     ("x29-perro", "task", "home", "Llevar al perro al veterinario", None),
     ("x29-mesa-carmen", "task", "personal", "Reservar mesa para el cumpleaños de Carmen", None),
     ("x29-contrato", "task", "work", "Revisar el contrato con el proveedor", None),
     ("x29-coche", "task", "home", "Lavar el coche", None),
     ("x29-nevera", "task", "home", "Limpiar la nevera", None),
-    ("x29-elternabend", "event", "personal", "Elternabend in der Grundschule", "2027-01-27T19:00:00+01:00"),
+    ("x29-elternabend", "event", "personal", "Laternenfest im Kindergarten", "2027-01-27T17:00:00+01:00"),
     ("x29-cours-piano", "event", "personal", "Cours de guitare de Hugo", "2027-01-16T10:00:00+01:00"),
     ("x29-pilates", "event", "personal", "Clase de pilates", "2027-01-13T18:00:00+01:00"),
     ("x29-abendessen", "event", "personal", "Abendessen bei den Schwiegereltern", "2027-01-24T18:30:00+01:00"),
     ("x29-soutenance", "event", "work", "Soutenance de stage de Marion", "2027-02-05T14:00:00+01:00"),
+    ("x29-vorstellung", "event", "personal", "Vorstellungsgespräch bei der Sparkasse", "2027-02-08T10:00:00+01:00"),
 ]
 
 # (text, kind, expected uid)
@@ -113,10 +123,10 @@ CROSS = [
     # English references to German, French and Spanish titles.
     ("renew my driving licence", "task", "x29-fuehrerschein"),
     ("extend driver's license", "task", "x29-fuehrerschein"),
-    ("book a dentist appointment", "task", "x29-zahnarzt"),
+    ("book a dermatologist appointment", "task", "x29-zahnarzt"),
     ("change to winter tires", "task", "x29-reifen"),
     ("buy grandma a birthday present", "task", "x29-oma"),
-    ("cancel the gym", "task", "x29-kuendigung"),
+    ("cancel my mobile phone contract", "task", "x29-kuendigung"),
     ("check the heating bill", "task", "x29-heizkosten"),
     ("clean the windows", "task", "x29-fenster"),
     ("nursery registration form", "task", "x29-kita"),
@@ -131,19 +141,19 @@ CROSS = [
     ("write up the meeting minutes", "task", "x29-compte-rendu"),
     ("renew Lucia's passport", "task", "x29-pasaporte"),
     ("buy nappies and wipes", "task", "x29-panales"),
-    ("pay february rent", "task", "x29-alquiler"),
+    ("pay the february school fees", "task", "x29-alquiler"),
     ("take the dog to the vet", "task", "x29-perro"),
     ("book a table for Carmen's birthday", "task", "x29-mesa-carmen"),
     ("review the supplier contract", "task", "x29-contrato"),
     ("wash the car", "task", "x29-coche"),
     ("clean the fridge out", "task", "x29-nevera"),
-    ("parents evening at the primary school", "event", "x29-elternabend"),
+    ("lantern festival at the nursery", "event", "x29-elternabend"),
     ("Hugo's guitar class", "event", "x29-cours-piano"),
     ("pilates class", "event", "x29-pilates"),
     ("dinner at the in-laws", "event", "x29-abendessen"),
     ("Marion's internship defence", "event", "x29-soutenance"),
     ("the monthly team meeting in Madrid", "event", "e-r-reunion"),
-    ("doctor's appointment", "event", "e-r-medico"),
+    ("my job interview at the savings bank", "event", "x29-vorstellung"),
     ("kids' football practice", "event", "e-r-fussball"),
     ("lunch with the Geneva team", "event", "e-r-geneve"),
     ("hang the washing out to dry", "task", "t-r-waesche"),
