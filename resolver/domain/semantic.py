@@ -222,13 +222,14 @@ def widen(pool: Pool, text: str, items: Sequence[Item], *, encoder: Encoder | No
     The pool records the model's name when the signal changed what it lists or
     their order: that changes what the judge sees (its fingerprint, provenance).
     """
-    from resolver.domain.matching import MatchingMemo, Pool, ScoredCandidate, title_index
+    from resolver.domain.matching import Pool, ScoredCandidate, title_index
 
-    if encoder is None or pool.by_date or not items or not text.strip():
+    # A reader that keeps no memo would have every title encoded on every request:
+    # the signal needs the reader's (a shared one would hold other people's titles).
+    if encoder is None or memo is None or pool.by_date or not items or not text.strip():
         return pool
     if len(pool.candidates) >= limit and pool.candidates[0].score >= LEXICAL_STRONG:
         return pool  # a strong, full lexical pool keeps its order and has no room: nothing to encode
-    memo = memo if memo is not None else MatchingMemo()
     found = nearest(text, title_index(items, language=language, memo=memo), memo, encoder, limit=limit)
     if found is None:
         return pool

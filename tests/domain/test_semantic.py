@@ -92,6 +92,13 @@ def test_widen__a_strong_full_pool_encodes_nothing(encoder):
     assert encoder.texts == []
 
 
+def test_widen__a_reader_without_a_memo_gets_no_signal(encoder):
+    empty = Pool(candidates=(), matched=0)
+    assert semantic.widen(empty, "renew my driving licence", ITEMS, encoder=encoder, memo=None, limit=19,
+                          language="english") is empty
+    assert encoder.texts == []
+
+
 def test_widen__a_date_alone_pool_is_left_alone(encoder):
     by_date = Pool(candidates=(), matched=0, by_date=True)
     assert semantic.widen(by_date, "what is due", ITEMS, encoder=encoder, memo=MatchingMemo(), limit=19,
