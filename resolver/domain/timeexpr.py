@@ -93,10 +93,10 @@ def _expand(pattern: str, fragments: dict[str, str], tables: dict[str, dict[str,
     return _PLACEHOLDER.sub(one, pattern)
 
 
-def _compiled(entries: list[dict[str, str]], fragments: dict[str, str],
-              tables: dict[str, dict[str, Any]]) -> tuple[tuple[str, re.Pattern[str]], ...]:
+def _compiled(entries: list[dict[str, str]], fragments: dict[str, str], tables: dict[str, dict[str, Any]],
+              readers: Any) -> tuple[tuple[str, re.Pattern[str]], ...]:
     for entry in entries:
-        if entry["reader"] not in _READERS:
+        if entry["reader"] not in readers:
             raise ValueError(f"time grammar: unknown reader {entry['reader']!r}")
     return tuple((e["reader"], re.compile(_expand(e["pattern"], fragments, tables), re.IGNORECASE))
                  for e in entries)
@@ -118,8 +118,8 @@ def grammar(language: str = DEFAULT_GRAMMAR) -> Grammar:
     fragments = data.get("fragments", {})
     other = data.get("other", {})
     rx = lambda text: re.compile(_expand(text, fragments, tables), re.IGNORECASE)  # noqa: E731
-    return Grammar(language=language, days=_compiled(data.get("day", []), fragments, tables),
-                   times=_compiled(data.get("time", []), fragments, tables),
+    return Grammar(language=language, days=_compiled(data.get("day", []), fragments, tables, _READERS),
+                   times=_compiled(data.get("time", []), fragments, tables, ("clock",)),
                    overdue=rx(other["overdue"]) if other.get("overdue") else None,
                    filler=rx(other.get("filler", r"(?!)")), tables=tables)
 
@@ -353,10 +353,9 @@ def _read_weekday(groups: dict[str, Any], today: date, rules: Grammar) -> DayRea
 
 
 _READERS: dict[str, Callable[[dict[str, Any], date, Grammar], DayReading | None]] = {
-    "iso": _read_iso, "numeric": _read_numeric, "month_day": _read_month_day, "relative": _read_relative, "from_base": _read_from_base,
-    "end_of": _read_end_of, "ordinal": _read_ordinal, "in_month": _read_in_month, "this_part": _read_this_part,
+    "iso": _read_iso, "numeric": _read_numeric, "month_day": _read_month_day, "relative": _read_relative,
+    "from_base": _read_from_base, "end_of": _read_end_of, "ordinal": _read_ordinal, "in_month": _read_in_month, "this_part": _read_this_part,
     "in_n": _read_in_n, "week": _read_week, "weekend": _read_weekend, "weekday": _read_weekday,
-    "clock": lambda groups, today, rules: None,  # a time pattern's reader: _read_time
 }
 
 
