@@ -101,7 +101,7 @@ DEFAULTS: dict[str, Any] = {
 
 
 # Settings that name code: checked at start-up (resolver.checks), imported on use.
-IMPORT_STRINGS = ("CALENDAR_BACKEND", "JUDGE_BACKEND", "ACCOUNT_BACKEND")
+IMPORT_STRINGS = ("CALENDAR_BACKEND", "JUDGE_BACKEND", "ACCOUNT_BACKEND", "SEMANTIC_ENCODER")
 
 
 def import_setting(name: str) -> Any:

@@ -227,3 +227,11 @@ def test_switch__the_setting_turns_the_signal_off(settings):
     assert services.semantic_encoder() is None
     settings.RESOLVER = {**settings.RESOLVER, "SEMANTIC": True}
     assert isinstance(services.semantic_encoder(), semantic.MultilingualUSE)
+
+
+def test_switch__a_bad_encoder_path_is_named_at_start_up(settings):
+    from django.core import checks
+
+    settings.RESOLVER = {**settings.RESOLVER, "SEMANTIC_ENCODER": "resolver.domain.semantic.NoSuchEncoder"}
+    errors = [m for m in checks.run_checks(tags=["resolver"]) if m.id == "resolver.E003"]
+    assert len(errors) == 1 and "SEMANTIC_ENCODER" in errors[0].msg
