@@ -295,10 +295,15 @@ def bench_scoring(repeat: int, sizes: tuple[int, ...] = (5_000, SCORING_TITLES))
     of new Item objects: the index is reused), and the shared-word baseline over
     the same titles, interleaved."""
     from resolver.domain.items import Kind, make_item
-    from resolver.domain.matching import build_pool, clear_indexes
+    from resolver.domain.matching import MatchingMemo, build_pool
+
+    memo = MatchingMemo()  # what a reader keeps between requests
 
     def score_candidates(text, items):  # what a request runs: the best 19, and the count
-        return build_pool(text, items, limit=19).candidates
+        return build_pool(text, items, limit=19, memo=memo).candidates
+
+    def clear_indexes() -> None:
+        memo.clear()
 
     result: dict[str, Any] = {"titles": list(sizes)}
     worst: dict[str, float] = {}
@@ -391,10 +396,9 @@ def make_plain_read(server: BenchRadicale, kind: str) -> Callable[[], int]:
 def forget_process_state() -> None:
     """What a fresh process starts with: a new registry of readers (no memo, sync tokens, sessions or home)."""
     from resolver.calendars.caldav import ReaderRegistry, use_registry
-    from resolver.domain import matching
 
+    # The readers hold the title indexes too (matching.MatchingMemo): a new registry forgets them.
     use_registry(ReaderRegistry()).clear()
-    matching.clear_indexes()
 
 
 class Churner:

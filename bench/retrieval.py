@@ -29,7 +29,9 @@ CATEGORIES = ("partial", "reordered", "typo", "compound", "initialism", "word_fo
               "time_expression", "synonym_paraphrase", "exact", "duplicates",
               # Issue 21: written as people and agents write.
               "date_alone", "clitic", "diacritic", "time_form", "sentence", "foreign_title", "disambiguation",
-              "absent")
+              "absent",
+              # Issue 29: the reference in another language than the title (bench/data/retrieval/issue29.py).
+              "cross_language")
 # Categories whose references name several items, all expected first in any order.
 LISTS = ("duplicates", "date_alone")
 # References to nothing in the calendar: no expected item, the right outcome is a clarification.

@@ -251,6 +251,7 @@ class AccountsCalendar:
         filter_skipped: list[str] = []
         requests = 0
         read_at = None
+        memo = None
         for slug, own_ids in wanted.items():
             try:
                 result = self._sources[slug].fetch(kind=kind, collection_ids=own_ids, time_zone=time_zone)
@@ -263,11 +264,12 @@ class AccountsCalendar:
             searched += [prefix + c for c in result.collections_searched]
             filter_skipped += [prefix + c for c in result.server_filter_skipped]
             requests += result.requests
+            memo = memo or result.memo  # one person's readers: any of them may keep the merged titles' index
             if result.read_at is not None and (read_at is None or result.read_at < read_at):
                 read_at = result.read_at  # the earliest read: what the answer can vouch for
         return FetchResult(items=tuple(items), skipped=tuple(skipped), requests=requests,
                            collections_searched=tuple(searched), read_at=read_at,
-                           server_filter_skipped=tuple(filter_skipped))
+                           server_filter_skipped=tuple(filter_skipped), memo=memo)
 
 
 # --- connecting an account -------------------------------------------------------

@@ -43,7 +43,14 @@ DEFAULTS: dict[str, Any] = {
     "EVENT_HORIZON_DAYS": 90,
     "EVENT_TIME_RANGE_FILTER": True,
     # Matching: the Snowball language of stems and stopwords (resolver/data/stopwords/)
+    # and of time expressions (resolver/data/time/: english, german, french, spanish;
+    # English for the others). A request's `language` overrides it.
     "LANGUAGE": "english",
+    # The semantic signal (resolver/domain/semantic.py): a multilingual sentence
+    # encoder that widens the pool and re-orders a clarification; never resolves.
+    "SEMANTIC": True,
+    # Its encoder, by dotted path to a class taking no arguments.
+    "SEMANTIC_ENCODER": "resolver.domain.semantic.MultilingualUSE",
     # Incremental reads: "auto" (WebDAV sync where offered) or "off" (etag-only listing).
     "CALDAV_SYNC": "auto",
     # Resources the process-wide parse memo holds; 0 turns it off (every read is full).
@@ -98,7 +105,7 @@ DEFAULTS: dict[str, Any] = {
 
 
 # Settings that name code: checked at start-up (resolver.checks), imported on use.
-IMPORT_STRINGS = ("CALENDAR_BACKEND", "JUDGE_BACKEND", "ACCOUNT_BACKEND")
+IMPORT_STRINGS = ("CALENDAR_BACKEND", "JUDGE_BACKEND", "ACCOUNT_BACKEND", "SEMANTIC_ENCODER")
 
 
 def import_setting(name: str) -> Any:

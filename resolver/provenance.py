@@ -18,7 +18,7 @@ from typing import Any
 from django.core.cache import cache
 
 from resolver.conf import resolver_settings
-from resolver.domain.judgment import QUESTION_ID, Judgment, JudgmentUnavailable, Question
+from resolver.domain.judgment import QUESTION_ID, Judgment, JudgmentUnavailable, Question, effective_fingerprint
 
 logger = logging.getLogger("resolver.provenance")
 
@@ -48,7 +48,9 @@ def provenance_dict(question: Question, judgment: Judgment | JudgmentUnavailable
         return None
     return {
         "question": QUESTION_ID,
-        "fingerprint": judgment.fingerprint or question.fingerprint,
+        "fingerprint": effective_fingerprint(question, judgment),
+        # The semantic signal's model when it chose or ordered the candidates, else null.
+        "retrieval_model": question.retrieval,
         "model": judgment.model,
         "jev_request_id": judgment.jev_request_id,
         "candidate_count": question.candidate_count,

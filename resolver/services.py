@@ -159,7 +159,21 @@ def _resolved(request: ResolveRequest, *, request_id: str | None, calendar: Cale
         request_id=request_id or new_request_id(),
         max_candidates=request_limits().max_candidates,
         language=str(resolver_settings.LANGUAGE),
+        semantic=semantic_encoder(),
     )
+
+
+def semantic_encoder() -> Any:
+    """The semantic signal's encoder (shared by the process), or None when RESOLVER["SEMANTIC"] is off.
+
+    Nothing is imported here: the model loads on its first encode, which an
+    exact reference never reaches.
+    """
+    if not resolver_settings.SEMANTIC:
+        return None
+    from resolver.domain.semantic import shared_encoder
+
+    return shared_encoder(str(resolver_settings.SEMANTIC_ENCODER))
 
 
 def provenance_of(outcome: Outcome) -> dict[str, Any] | None:

@@ -70,6 +70,7 @@ def test_provenance_dict__for_a_judgment() -> None:
         "backend": "jev",
         "probability_source": "service",
         "attempt_validity": [],
+        "retrieval_model": None,
     }
 
 

@@ -159,6 +159,10 @@ class JudgmentProvenanceSerializer(serializers.Serializer):
     attempt_validity = serializers.ListField(
         child=serializers.CharField(), help_text="Each model answer in order: valid, or the defect's reason."
     )
+    retrieval_model = serializers.CharField(
+        allow_null=True, required=False,
+        help_text="The semantic signal's model when it chose or ordered the candidates (RESOLVER SEMANTIC); "
+                  "null otherwise. Part of the fingerprint then.")
 
 
 class OccurrenceSerializer(serializers.Serializer):

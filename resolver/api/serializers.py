@@ -31,3 +31,9 @@ class ResolveInputSerializer(serializers.Serializer):
                   "calendar are read in. Default RESOLVER['TIME_ZONE'] (Django's TIME_ZONE). "
                   "Absent or null: that default. An unknown zone is invalid_request.",
     )
+    language = serializers.CharField(
+        required=False, allow_null=True, max_length=32,
+        help_text="The reference's language: its stems, stopwords and time expressions (\"morgen\", \"demain\", "
+                  "\"mañana\"). A Snowball name (english, german, french, spanish, ...) or en, de, fr, es. "
+                  "Default RESOLVER['LANGUAGE']. An unknown language is invalid_request.",
+    )

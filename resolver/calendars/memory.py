@@ -8,6 +8,7 @@ from typing import Sequence
 from resolver.domain.ports import FetchResult
 from resolver.domain.errors import CollectionNotFound
 from resolver.domain.items import Collection, Item, Kind
+from resolver.domain.matching import MatchingMemo
 
 
 @dataclass
@@ -19,6 +20,8 @@ class MemoryCalendar:
 
     items: list[Item] = field(default_factory=list)
     extra_collections: tuple[str, ...] = ()
+    # What matching remembers of these items between requests (title indexes, title vectors).
+    memo: MatchingMemo = field(default_factory=MatchingMemo, repr=False, compare=False)
 
     def collections(self) -> list[Collection]:
         ids = sorted({item.collection_id for item in self.items} | set(self.extra_collections))
@@ -36,4 +39,4 @@ class MemoryCalendar:
         chosen = set(wanted)
         items = tuple(i for i in self.items if i.kind is kind and i.collection_id in chosen)
         return FetchResult(items=items, requests=0, collections_searched=tuple(wanted),
-                           read_at=datetime.now(timezone.utc))
+                           read_at=datetime.now(timezone.utc), memo=self.memo)

@@ -109,6 +109,12 @@ class WarningCode(StrEnum):
         "No occurrence of these events falls in the time the reference names; the nearest is shown.",
         "No occurrence falls in the time named; the nearest is shown.",
     )
+    EMPTY_TIME_RANGE = (
+        "empty_time_range",
+        "A reference by date alone found nothing due or occurring then (`details.searched`, "
+        "`details.suggested`: the range searched and a wider one).",
+        "Nothing is due or occurring in the range the reference names; try a wider one.",
+    )
     SERVER_FILTER_SKIPPED = (
         "server_filter_skipped",
         "The server failed on its own time-range filter; these collections were read without it "

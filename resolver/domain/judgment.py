@@ -99,6 +99,9 @@ class Question:
     option_keys: tuple[str, ...]
     fingerprint: str
     candidate_count: int
+    # The semantic signal's model when it chose or ordered the candidates
+    # (resolver/domain/semantic.py): part of what the judge is shown.
+    retrieval: str | None = None
 
     def request_payload(self, model: str) -> dict[str, Any]:
         # Fresh copies: the payload may be mutated by a caller or a test
@@ -155,7 +158,8 @@ def _candidate_state(number: int, facts: CandidateFacts, kind: Kind) -> dict[str
 
 
 def build_question(
-    *, reference: str, kind: Kind | str, candidates: Sequence[CandidateFacts], today: date | None = None
+    *, reference: str, kind: Kind | str, candidates: Sequence[CandidateFacts], today: date | None = None,
+    retrieval: str | None = None,
 ) -> Question:
     """Number the candidates 1..N in the given order and build the question.
 
@@ -189,7 +193,19 @@ def build_question(
         option_keys=tuple(criteria),
         fingerprint=question_fingerprint(),
         candidate_count=count,
+        retrieval=retrieval,
     )
+
+
+def effective_fingerprint(question: Question, judgment: Judgment) -> str:
+    """The fingerprint a threshold is approved for: the judge's own (or the question's), and the
+    semantic model when it chose the candidates: a threshold measured on lexical pools does not
+    vouch for pools a sentence encoder widened."""
+    base = judgment.fingerprint or question.fingerprint
+    if question.retrieval is None:
+        return base
+    material = json.dumps({"judge": base, "retrieval": question.retrieval}, sort_keys=True)
+    return hashlib.sha256(material.encode("utf-8")).hexdigest()
 
 
 class ProbabilitySource(str, Enum):

@@ -29,11 +29,11 @@ import re
 import threading
 from bisect import bisect_right
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timezone, tzinfo
 from itertools import chain
 
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from rapidfuzz import fuzz, process
 
@@ -62,7 +62,7 @@ else:
 
     np = _Numpy()
 
-__all__ = ["STOPWORDS", "Pool", "ScoredCandidate", "build_pool", "exact_matches", "score_candidates",
+__all__ = ["STOPWORDS", "MatchingMemo", "Pool", "ScoredCandidate", "build_pool", "exact_matches", "score_candidates",
            "significant_words", "title_naming_words", "occurrence_for", "occurrences_in", "items_in_range", "in_range"]
 
 # Match qualities: how much of a reference word's weight a title word earns.
@@ -93,6 +93,12 @@ class ScoredCandidate:
 class Pool:
     candidates: tuple[ScoredCandidate, ...]
     matched: int  # how many items matched before narrowing
+    # The items in a time range, asked for by date alone (no title named).
+    by_date: bool = False
+    # The semantic signal's model, when it changed what is listed or its order
+    # (resolver/domain/semantic.py); its cosine similarity by item ID.
+    semantic_model: str | None = None
+    similarities: dict[str, float] = field(default_factory=dict, compare=False)
 
     @property
     def narrowed(self) -> bool:
@@ -239,57 +245,81 @@ class TitleIndex:
         return self._initials
 
 
-# Indexes by identity (the same sequence again: no work) and by content (the
-# same titles in the same order: what an unchanged collection gives, read
-# again with new Item objects, new ETags or new occurrences).
-_INDEXES: OrderedDict[int, tuple[Sequence[Item], TitleIndex]] = OrderedDict()
-_BY_TITLES: OrderedDict[tuple[str, tuple[str, ...]], TitleIndex] = OrderedDict()
-_INDEXES_LOCK = threading.Lock()
-_MAX_INDEXES = 16
+class MatchingMemo:
+    """What matching remembers between requests for one reader: title indexes and title vectors.
 
-
-def title_index(items: Sequence[Item], *, language: str = DEFAULT_LANGUAGE) -> TitleIndex:
-    """The index of these titles, reused while a sequence with the same titles is asked for.
-
-    The index depends on the titles alone (title_key, from which the words
-    and tokens are derived), so a collection read again unchanged, or changed
-    only in what is not a title (an ETag, a due date, a status), reuses it: a
-    title added, changed or removed builds a new one.
+    Owned by whoever reads the calendar (a CalDAV reader per account, a memory
+    calendar), handed to the pipeline with the items (`FetchResult.memo`), and
+    dropped with its owner: one account's titles never serve another's
+    request. An index is kept by content (the same titles in the same order:
+    what an unchanged collection gives, read again with new Item objects, new
+    ETags or new occurrences), and the last sequence asked for by identity
+    (the same tuple again: no work at all). Bounded: `max_indexes` title
+    lists, and the semantic signal's `vectors` (resolver/domain/semantic.py).
     """
-    forms = word_forms(language)
-    key = id(items)
-    with _INDEXES_LOCK:
-        known = _INDEXES.get(key)
-        # The identity check guards against a new sequence reusing a freed id.
-        if known is not None and known[0] is items and known[1].forms is forms:
-            _INDEXES.move_to_end(key)
-            return known[1]
-    titles = (language, tuple(item.title_key for item in items))
-    with _INDEXES_LOCK:
-        index = _BY_TITLES.get(titles)
-        if index is not None and index.forms is forms:
-            _BY_TITLES.move_to_end(titles)
-        else:
-            index = None
-    if index is None:
-        index = TitleIndex(items, forms)
-        with _INDEXES_LOCK:
-            _BY_TITLES[titles] = index
-            while len(_BY_TITLES) > _MAX_INDEXES:
-                _BY_TITLES.popitem(last=False)
-    with _INDEXES_LOCK:
-        _INDEXES[key] = (items, index)
-        _INDEXES.move_to_end(key)
-        while len(_INDEXES) > _MAX_INDEXES:
-            _INDEXES.popitem(last=False)
-    return index
+
+    def __init__(self, *, max_indexes: int = 16, max_vectors: int | None = None) -> None:
+        self._by_titles: OrderedDict[tuple[str, tuple[str, ...]], TitleIndex] = OrderedDict()
+        self._last: tuple[Sequence[Item], str, TitleIndex] | None = None
+        self._lock = threading.Lock()
+        self._max_indexes = max_indexes
+        self._max_vectors = max_vectors
+        self._vectors: Any = None
+
+    def index(self, items: Sequence[Item], *, language: str = DEFAULT_LANGUAGE) -> TitleIndex:
+        """The index of these titles, reused while a sequence with the same titles is asked for.
+
+        The index depends on the titles alone (title_key, from which the words
+        and tokens are derived), so a collection read again unchanged, or changed
+        only in what is not a title (an ETag, a due date, a status), reuses it: a
+        title added, changed or removed builds a new one.
+        """
+        forms = word_forms(language)
+        with self._lock:
+            last = self._last
+            if last is not None and last[0] is items and last[1] == language:
+                return last[2]
+        titles = (language, tuple(item.title_key for item in items))
+        with self._lock:
+            index = self._by_titles.get(titles)
+            if index is not None and index.forms is forms:
+                self._by_titles.move_to_end(titles)
+            else:
+                index = None
+        if index is None:
+            index = TitleIndex(items, forms)
+            with self._lock:
+                self._by_titles[titles] = index
+                while len(self._by_titles) > self._max_indexes:
+                    self._by_titles.popitem(last=False)
+        with self._lock:
+            self._last = (items, language, index)
+        return index
+
+    @property
+    def vectors(self) -> Any:
+        """The semantic signal's title vectors (semantic.TitleVectors), made on first use."""
+        with self._lock:
+            if self._vectors is None:
+                from resolver.domain.semantic import MAX_TITLE_VECTORS, TitleVectors
+
+                self._vectors = TitleVectors(self._max_vectors or MAX_TITLE_VECTORS)
+            return self._vectors
+
+    def clear(self) -> None:
+        """Forget every index and vector (what a new reader starts with)."""
+        with self._lock:
+            self._by_titles.clear()
+            self._last = None
+            self._vectors = None
 
 
-def clear_indexes() -> None:
-    """Forget every index (tests and benchmarks: what a new process starts with)."""
-    with _INDEXES_LOCK:
-        _INDEXES.clear()
-        _BY_TITLES.clear()
+def title_index(items: Sequence[Item], *, language: str = DEFAULT_LANGUAGE,
+                memo: MatchingMemo | None = None) -> TitleIndex:
+    """The index of these titles: the memo's, or a fresh one when the caller keeps none."""
+    if memo is None:
+        return TitleIndex(items, word_forms(language))
+    return memo.index(items, language=language)
 
 
 # -- matching one reference word ---------------------------------------------
@@ -422,6 +452,7 @@ def score_candidates(
     time_range: TimeRange | None = None,
     tz: tzinfo = timezone.utc,
     bonus_words: Sequence[str] = (),
+    memo: MatchingMemo | None = None,
 ) -> list[ScoredCandidate]:
     """Every item that plausibly matches the reference, best first, ties broken deterministically.
 
@@ -429,7 +460,7 @@ def score_candidates(
     an item a candidate, but count as covered where a title has them.
     """
     return _rank(text, items, language=language, time_range=time_range, tz=tz, bonus_words=bonus_words,
-                 limit=None)[0]
+                 limit=None, memo=memo)[0]
 
 
 def _rank(
@@ -441,6 +472,7 @@ def _rank(
     tz: tzinfo,
     bonus_words: Sequence[str],
     limit: int | None,
+    memo: MatchingMemo | None = None,
 ) -> tuple[list[ScoredCandidate], int]:
     """The best `limit` candidates (all when None) in order, and how many matched."""
     if not items:
@@ -450,41 +482,10 @@ def _rank(
     words = list(dict.fromkeys(w for w in all_tokens if w not in forms.stopwords))
     if not words:
         return [], 0
-    index = title_index(items, language=language)
-    total = len(items)
-    exact_in_vocabulary = [w in index.vocabulary_set for w in words]
-    matches = _token_matches(words, index)
-    special = _special_matches(words, all_tokens, exact_in_vocabulary, index)
-
-    # Per reference word, each title's best match quality, as a vector over titles.
-    qualities = np.zeros((len(words), total), dtype=np.float64)
-    covered = np.zeros(total, dtype=np.float64)
-    for n, (matches_n, special_n) in enumerate(zip(matches, special)):
-        row = qualities[n]
-        for token, quality in matches_n.items():
-            at = index.postings(token)
-            row[at] = np.maximum(row[at], quality)
-        for position, (quality, _cover) in special_n.items():
-            row[position] = max(row[position], quality)
-    # Title coverage: how many of a title's distinct words some reference word matched.
-    cover_tokens = set(chain.from_iterable(matches)) | {w for w in (match_key(b) for b in bonus_words) if w}
-    for token in cover_tokens:
-        covered[index.postings(token)] += 1.0
-    for special_n in special:
-        for position, (_quality, cover) in special_n.items():
-            covered[position] += len(cover)
-    # BM25's IDF of each reference word over the titles it matches (strongly, if any do).
-    strong = (qualities >= STRONG).sum(axis=1)
-    present = (qualities > 0).sum(axis=1)
-    counts = np.where(strong > 0, strong, present)
-    weights = np.log1p((total - counts + 0.5) / (counts + 0.5))
-    reference = weights @ qualities
-    hits = np.flatnonzero(reference > 0)
+    index = title_index(items, language=language, memo=memo)
+    hits, scores = _scores(words, all_tokens, bonus_words, index)
     if hits.size == 0:
         return [], 0
-    distinct = index.distinct[hits]
-    coverage = np.minimum(covered[hits], distinct) / np.maximum(distinct, 1.0)
-    scores = reference[hits] / weights.sum() + TITLE_COVERAGE_WEIGHT * coverage
     if time_range is not None:
         top = float(scores.max())
         in_range_flags = np.fromiter((in_range(items[p], time_range, tz) for p in hits.tolist()),
@@ -495,14 +496,72 @@ def _rank(
         first = np.ones(hits.size, dtype=np.int64)
     buckets = -np.round(scores / NEAR_TIE)
     # Coarse order in C: time first, then the score's near-tie bucket.
-    coarse = np.lexsort((buckets, first))
-    if limit is not None and coarse.size > limit:
-        # Keep every row tied with the last kept one: the fine order decides among them.
-        edge = (first[coarse[limit - 1]], buckets[coarse[limit - 1]])
-        cut = limit
-        while cut < coarse.size and (first[coarse[cut]], buckets[coarse[cut]]) == edge:
-            cut += 1
-        coarse = coarse[:cut]
+    coarse = _coarse_cut(np.lexsort((buckets, first)), first, buckets, limit)
+    ranked = _fine_order(words, index, items, hits, coarse, scores, first, buckets, in_range_flags)
+    return (ranked[:limit] if limit is not None else ranked), int(hits.size)
+
+
+def _qualities(words: list[str], all_tokens: list[str], bonus_words: Sequence[str],
+               index: TitleIndex) -> tuple[np.ndarray, np.ndarray]:
+    """Per reference word, each title's best match quality (a row over titles), and
+    how many of each title's distinct words some reference word covered."""
+    total = len(index.items)
+    exact_in_vocabulary = [w in index.vocabulary_set for w in words]
+    matches = _token_matches(words, index)
+    special = _special_matches(words, all_tokens, exact_in_vocabulary, index)
+    qualities = np.zeros((len(words), total), dtype=np.float64)
+    covered = np.zeros(total, dtype=np.float64)
+    for n, (matches_n, special_n) in enumerate(zip(matches, special)):
+        row = qualities[n]
+        for token, quality in matches_n.items():
+            at = index.postings(token)
+            row[at] = np.maximum(row[at], quality)
+        for position, (quality, _cover) in special_n.items():
+            row[position] = max(row[position], quality)
+    # Title coverage: how many of a title's distinct words some reference word (or
+    # a time expression's word: it covers, never makes a candidate) matched.
+    cover_tokens = set(chain.from_iterable(matches)) | {w for w in (match_key(b) for b in bonus_words) if w}
+    for token in cover_tokens:
+        covered[index.postings(token)] += 1.0
+    for special_n in special:
+        for position, (_quality, cover) in special_n.items():
+            covered[position] += len(cover)
+    return qualities, covered
+
+
+def _scores(words: list[str], all_tokens: list[str], bonus_words: Sequence[str],
+            index: TitleIndex) -> tuple[np.ndarray, np.ndarray]:
+    """The positions of the titles some reference word matched, and their scores."""
+    total = len(index.items)
+    qualities, covered = _qualities(words, all_tokens, bonus_words, index)
+    # BM25's IDF of each reference word over the titles it matches (strongly, if any do).
+    strong = (qualities >= STRONG).sum(axis=1)
+    present = (qualities > 0).sum(axis=1)
+    counts = np.where(strong > 0, strong, present)
+    weights = np.log1p((total - counts + 0.5) / (counts + 0.5))
+    reference = weights @ qualities
+    hits = np.flatnonzero(reference > 0)
+    if hits.size == 0:
+        return hits, reference[:0]
+    distinct = index.distinct[hits]
+    coverage = np.minimum(covered[hits], distinct) / np.maximum(distinct, 1.0)
+    return hits, reference[hits] / weights.sum() + TITLE_COVERAGE_WEIGHT * coverage
+
+
+def _coarse_cut(coarse: np.ndarray, first: np.ndarray, buckets: np.ndarray, limit: int | None) -> np.ndarray:
+    """The first `limit` rows, and every row tied with the last kept one: the fine order decides among them."""
+    if limit is None or coarse.size <= limit:
+        return coarse
+    edge = (first[coarse[limit - 1]], buckets[coarse[limit - 1]])
+    cut = limit
+    while cut < coarse.size and (first[coarse[cut]], buckets[coarse[cut]]) == edge:
+        cut += 1
+    return coarse[:cut]
+
+
+def _fine_order(words: list[str], index: TitleIndex, items: Sequence[Item], hits: np.ndarray,
+                coarse: np.ndarray, scores: np.ndarray, first: np.ndarray, buckets: np.ndarray,
+                in_range_flags: np.ndarray) -> list[ScoredCandidate]:
     chosen = coarse.tolist()
     positions = hits[coarse].tolist()
     # rapidfuzz for near-ties only: one C++ call over the titles still in play.
@@ -516,8 +575,7 @@ def _rank(
         keyed.append((key, ScoredCandidate(item=item, score=round(float(scores[row]), 4),
                                            in_range=bool(in_range_flags[row]))))
     keyed.sort(key=lambda pair: pair[0])
-    ranked = [candidate for _, candidate in keyed]
-    return (ranked[:limit] if limit is not None else ranked), int(hits.size)
+    return [candidate for _, candidate in keyed]
 
 
 def items_in_range(items: Sequence[Item], time_range: TimeRange, *, tz: tzinfo = timezone.utc) -> list[ScoredCandidate]:
@@ -536,6 +594,7 @@ def build_pool(
     time_range: TimeRange | None = None,
     tz: tzinfo = timezone.utc,
     bonus_words: Sequence[str] = (),
+    memo: MatchingMemo | None = None,
 ) -> Pool:
     """The candidates for a reference (its time expression already taken out as `time_range`).
 
@@ -548,7 +607,7 @@ def build_pool(
     if time_range is not None and not title_naming_words(text, items, language=language):
         return _date_alone(text, items, time_range, tz=tz, limit=limit)
     ranked, matched = _rank(text, items, language=language, time_range=time_range, tz=tz,
-                            bonus_words=bonus_words, limit=limit)
+                            bonus_words=bonus_words, limit=limit, memo=memo)
     if not ranked and time_range is not None:
         return _date_alone(text, items, time_range, tz=tz, limit=limit)
     return Pool(candidates=tuple(ranked), matched=matched)
@@ -561,4 +620,4 @@ def _date_alone(text: str, items: Sequence[Item], time_range: TimeRange, *, tz: 
     named = set(tokens_of(match_key(text)))
     if named:
         scored.sort(key=lambda c: not (set(tokens_of(match_key(c.item.collection_id))) <= named))
-    return Pool(candidates=tuple(scored[:limit]), matched=len(scored))
+    return Pool(candidates=tuple(scored[:limit]), matched=len(scored), by_date=True)

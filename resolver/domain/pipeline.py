@@ -25,7 +25,9 @@ from resolver.domain.times import TimeRange, in_range, occurrence_for, occurrenc
 # The request and the ports live in their own modules; importable from here too.
 from resolver.domain.ports import CalendarSource, FetchResult, Judge, NoThresholds, ThresholdPolicy  # noqa: F401
 from resolver.domain.requests import ResolveRequest, parse_request  # noqa: F401
+from resolver.domain.semantic import Encoder, widen
 from resolver.domain.timeexpr import find_time_expression
+from resolver.domain.emptyrange import nothing_found
 from resolver.domain.wordforms import DEFAULT_LANGUAGE
 
 
@@ -90,8 +92,10 @@ def resolve(
     max_candidates: int = jdg.MAX_CANDIDATES,
     now: datetime | None = None,
     language: str = DEFAULT_LANGUAGE,
+    semantic: Encoder | None = None,
 ) -> Outcome:
     """Read, match exactly, then by title and time, then rank and ask the judge: the first stage that answers."""
+    language = request.language or language
     max_candidates = min(max_candidates, jdg.MAX_CANDIDATES)
     started = time.perf_counter()
     fetched = calendar.fetch(kind=request.kind, collection_ids=request.collection_ids or None,
@@ -103,7 +107,7 @@ def resolve(
     if exact is not None:
         return exact
     # "Yoga class tomorrow": the time becomes a range, the rest must match a title.
-    expression = find_time_expression(request.text, now=run.now, tz=run.tz)
+    expression = find_time_expression(request.text, now=run.now, tz=run.tz, language=language)
     if expression is not None and expression.rest:
         dated = _title_and_time(expression.rest, fetched.items, expression.range, run.tz)
         if dated is not None:
@@ -111,10 +115,14 @@ def resolve(
             run.matched()
             return run.outcome(status=Status.OK, method=Method.DETERMINISTIC, item=item,
                                occurrences={item.item_id: occurrence} if occurrence else {})
-    pool, candidates, occurrences = _candidates(run, expression, max_candidates=max_candidates, language=language)
+    pool, candidates, occurrences = _candidates(run, expression, max_candidates=max_candidates, language=language,
+                                                semantic=semantic)
     if not candidates:
+        # A question by date alone that finds nothing says which range it searched.
+        searched = expression.range if expression is not None and pool.by_date else None
+        prompt, found = nothing_found(searched, run.tz)
         return run.outcome(status=Status.NEEDS_CLARIFICATION, method=None, reason=Reason.NO_CANDIDATES,
-                           prompt="Nothing matches this reference. Rephrase it, or use more of the item's title.")
+                           prompt=prompt, warnings=run.warnings + tuple(OutcomeWarning(**w) for w in found))
     return _judged(run, pool, candidates, occurrences, judge=judge, policy=policy)
 
 
@@ -168,13 +176,17 @@ def _exact(run: _Run, max_candidates: int) -> Outcome | None:
     )
 
 
-def _candidates(run: _Run, expression: Any, *, max_candidates: int,
-                language: str) -> tuple[Pool, tuple[Item, ...], dict[str, Occurrence]]:
+def _candidates(run: _Run, expression: Any, *, max_candidates: int, language: str,
+                semantic: Encoder | None) -> tuple[Pool, tuple[Item, ...], dict[str, Occurrence]]:
     """The ranked pool for the reference (less its time expression), and each candidate's occurrence."""
     text = expression.rest if expression else run.request.text
     time_range = expression.range if expression else None
     pool = build_pool(text, run.fetched.items, limit=max_candidates, language=language, time_range=time_range,
-                      tz=run.tz, bonus_words=expression.expression.split() if expression else ())
+                      tz=run.tz, bonus_words=expression.expression.split() if expression else (),
+                      memo=run.fetched.memo)
+    # The semantic signal adds what words miss and reorders; it never resolves (domain/semantic.py).
+    pool = widen(pool, text, run.fetched.items, encoder=semantic, memo=run.fetched.memo, limit=max_candidates,
+                 language=language)
     run.matched()
     run.warnings += _narrowed_warning(pool)
     candidates = tuple(c.item for c in pool.candidates)
@@ -189,7 +201,7 @@ def _judged(run: _Run, pool: Pool, candidates: tuple[Item, ...], occurrences: di
     question = jdg.build_question(
         reference=run.request.text, kind=run.request.kind,
         candidates=[_facts(item, occurrences.get(item.item_id)) for item in candidates],
-        today=run.now.astimezone(run.tz).date(),
+        today=run.now.astimezone(run.tz).date(), retrieval=pool.semantic_model,
     )
     numbering = {number: item.item_id for number, item in enumerate(candidates, start=1)}
     judging_started = time.perf_counter()
@@ -207,7 +219,7 @@ def _judged(run: _Run, pool: Pool, candidates: tuple[Item, ...], occurrences: di
     # The judge's own fingerprint: it covers what that backend sent (a chat
     # model's system prompt, correction and schema), not only the question.
     rule = policy.find(question=jdg.QUESTION_ID, model=judgment.model,
-                       fingerprint=judgment.fingerprint or question.fingerprint)
+                       fingerprint=jdg.effective_fingerprint(question, judgment))
     decision = jdg.decide(judgment, rule)
     by_number = judgment.number_probabilities()
     probabilities = {numbering[n]: p for n, p in by_number.items() if n in numbering}

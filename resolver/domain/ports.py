@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
-from typing import Protocol, Sequence, runtime_checkable
+from typing import Any, Protocol, Sequence, runtime_checkable
 
 from resolver.domain.items import Collection, Item, Kind
 from resolver.domain.judgment import Judgment, JudgmentUnavailable, Question, ThresholdRule
@@ -37,6 +37,10 @@ class FetchResult:
     # Collections read without the server's time-range filter because the
     # server failed on it (now or recently): the `server_filter_skipped` warning.
     server_filter_skipped: tuple[str, ...] = ()
+    # What matching remembers for the reader that read these items
+    # (matching.MatchingMemo): its title indexes and title vectors, dropped with
+    # the reader. None: the reader keeps nothing, matching starts afresh.
+    memo: Any = field(default=None, compare=False, repr=False)
 
 
 @runtime_checkable

@@ -20,7 +20,9 @@ from resolver.domain.errors import InvalidRequest
 from resolver.domain.items import Kind
 from resolver.domain.judgment import MAX_CANDIDATES
 
-FIELDS = ("text", "kind", "collection_ids", "time_zone")
+FIELDS = ("text", "kind", "collection_ids", "time_zone", "language")
+# Short names a request may use for the languages with a time grammar (resolver/data/time/).
+LANGUAGE_CODES = {"en": "english", "de": "german", "fr": "french", "es": "spanish"}
 # A JSON `\ud800` escape decodes to an unpaired surrogate: a str that cannot be
 # encoded as UTF-8, so echoing it (an error's details, Jev's request, stdout) fails.
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -55,6 +57,10 @@ class ResolveRequest:
         if not isinstance(self.time_zone, tzinfo):
             raise TypeError("ResolveRequest.time_zone is a tzinfo; parse a name with parse_time_zone")
 
+    # The Snowball language of the reference's words and time expressions
+    # (parse_language); None: the deployment's RESOLVER["LANGUAGE"].
+    language: str | None = None
+
 
 def _invalid(message: str, field: str, **facts: Any) -> InvalidRequest:
     return InvalidRequest(message, details={"field": field, **facts})
@@ -75,11 +81,12 @@ def parse_document(document: Any, *, limits: RequestLimits = RequestLimits(),
         raise _invalid("`kind` is required.", "kind")
     return parse_request(text=document["text"], kind=document["kind"],
                          collection_ids=document.get("collection_ids"), time_zone=document.get("time_zone"),
-                         limits=limits, default_time_zone=default_time_zone)
+                         limits=limits, default_time_zone=default_time_zone, language=document.get("language"))
 
 
 def parse_request(*, text: Any, kind: Any, collection_ids: Any = None, time_zone: Any = None,
-                  limits: RequestLimits = RequestLimits(), default_time_zone: str | None = None) -> ResolveRequest:
+                  limits: RequestLimits = RequestLimits(), default_time_zone: str | None = None,
+                  language: Any = None) -> ResolveRequest:
     """Validate the inputs every door accepts; raises InvalidRequest."""
     if not isinstance(text, str) or not text.strip():
         raise _invalid("`text` must be a non-empty string.", "text")
@@ -109,7 +116,23 @@ def parse_request(*, text: Any, kind: Any, collection_ids: Any = None, time_zone
         raise _invalid(f"At most {limits.max_collection_ids} collection IDs.", "collection_ids",
                        max_items=limits.max_collection_ids)
     return ResolveRequest(text=text, kind=parsed_kind, collection_ids=tuple(collection_ids),
-                          time_zone=parse_time_zone(default_time_zone if time_zone is None else time_zone))
+                          time_zone=parse_time_zone(default_time_zone if time_zone is None else time_zone),
+                          language=parse_language(language))
+
+
+def parse_language(value: Any) -> str | None:
+    """A Snowball language name ("german") or a short code ("de") -> the name; None stays None (the setting)."""
+    if value is None:
+        return None
+    from resolver.domain.wordforms import languages
+
+    known = languages()
+    if isinstance(value, str) and len(value) <= 32:
+        name = LANGUAGE_CODES.get(value.strip().lower(), value.strip().lower())
+        if name in known:
+            return name
+    raise _invalid(f"`language` must be a Snowball language name ({', '.join(sorted(LANGUAGE_CODES.values()))}, "
+                   f"...) or one of {', '.join(sorted(LANGUAGE_CODES))}.", "language")
 
 
 def parse_time_zone(value: Any) -> tzinfo:

@@ -1,6 +1,6 @@
-"""Time expressions in a reference: "yoga tomorrow", "Thursday's budget review".
+"""Time expressions in a reference: "yoga tomorrow", "Thursday's budget review", "Yoga morgen".
 
-A small closed grammar (English), chosen over dateparser, ctparse and
+A small closed grammar per language, chosen over dateparser, ctparse and
 timefhuman after measuring them on the labelled precision cases
 (`bench/time_parsers.py`): each of them turns ordinary words of a title into
 dates ("May" the person, "2 bottles", "Q3", "10k run", "1:1 with Omar"),
@@ -26,103 +26,102 @@ what it can read without doubt:
 The expression is removed from the words that must match a title, and
 becomes a half-open range [start, end) of aware datetimes in the request's
 time zone (`TimeRange`, in resolver/domain/times.py with the other time helpers).
+
+The grammar is data: one file per language in resolver/data/time/ (English,
+German, French, Spanish), each a list of (pattern, reader) pairs and the
+tables of words the readers look up ("morgen" -> one day ahead, "mardi" ->
+Tuesday). The readers below are the same for every language: a language adds
+words and patterns, not code. A language without a file reads English.
 """
 from __future__ import annotations
 
 import re
+import tomllib
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, tzinfo
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Callable
 
 from resolver.domain.times import TimeRange
 
-_MONTHS = {
-    "jan": 1, "january": 1, "feb": 2, "february": 2, "mar": 3, "march": 3, "apr": 4, "april": 4,
-    "may": 5, "jun": 6, "june": 6, "jul": 7, "july": 7, "aug": 8, "august": 8, "sep": 9, "sept": 9,
-    "september": 9, "oct": 10, "october": 10, "nov": 11, "november": 11, "dec": 12, "december": 12,
-}
-_WEEKDAYS = {
-    "monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday": 4, "saturday": 5, "sunday": 6,
-}
-_WEEKDAY_ABBREVIATIONS = {
-    "mon": 0, "tue": 1, "tues": 1, "wed": 2, "thu": 3, "thur": 3, "thurs": 3, "fri": 4, "sat": 5, "sun": 6,
-}
-_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-            "eight": 8, "nine": 9, "ten": 10}
-_PARTS_OF_DAY = {"morning": (6, 12), "afternoon": (12, 18), "evening": (18, 24), "night": (18, 24)}
-
-_MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
-_WEEKDAY = "|".join(_WEEKDAYS)
-_ABBREVIATION = "|".join(sorted(_WEEKDAY_ABBREVIATIONS, key=len, reverse=True))
-_ORDINAL = r"(?:st|nd|rd|th)?"
-_POSSESSIVE = r"(?:['’]s)?"
-_PART = r"(?:\s+(?P<part>morning|afternoon|evening|night))?"
-_ORDINAL_WORDS = {
-    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
-    "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13, "fourteenth": 14, "fifteenth": 15,
-    "sixteenth": 16, "seventeenth": 17, "eighteenth": 18, "nineteenth": 19, "twentieth": 20, "thirtieth": 30,
-}
-for _unit, _n in (("first", 1), ("second", 2), ("third", 3), ("fourth", 4), ("fifth", 5), ("sixth", 6),
-                  ("seventh", 7), ("eighth", 8), ("ninth", 9)):
-    _ORDINAL_WORDS[f"twenty-{_unit}"] = 20 + _n
-_ORDINAL_WORDS["thirty-first"] = 31
-_ORDINAL_WORD = "|".join(w.replace("-", r"[-\s]") for w in sorted(_ORDINAL_WORDS, key=len, reverse=True))
-_COUNT = r"(?P<n>\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten)"
-# What may follow a day of the month said alone: the end, punctuation, or a time.
-_ORDINAL_END = (r"(?=\s*$|\s*[?.!,;:)]|\s+(?:at|in|of|for|on|and|or|please|morning|afternoon|evening|night"
-                r"|\d{1,2}(?::\d\d)?\s*(?:am|pm)|\d{1,2}:\d\d|noon|midday|midnight)\b)")
-_MONTH_NAMES = "january|february|march|april|may|june|july|august|september|october|november|december"
-
-# Each pattern names the groups its reader uses; the first that matches wins.
-def _rx(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, re.IGNORECASE)
-
-
-_DAY_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    ("iso", _rx(r"\b(?:on\s+)?(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})\b" + _POSSESSIVE)),
-    ("month_day", _rx(
-        rf"\b(?:on\s+)?(?P<month>{_MONTH})\.?\s+(?P<d>\d{{1,2}}){_ORDINAL}\b(?:,?\s+(?P<y>\d{{4}})\b)?"
-        + _POSSESSIVE)),
-    ("day_month", _rx(
-        rf"\b(?:on\s+)?(?:the\s+)?(?P<d>\d{{1,2}}){_ORDINAL}\s+(?:of\s+)?(?P<month>{_MONTH})\b\.?"
-        rf"(?:,?\s+(?P<y>\d{{4}})\b)?" + _POSSESSIVE)),
-    ("day_after_tomorrow", _rx(r"\b(?:the\s+)?day\s+after\s+tomorrow\b" + _POSSESSIVE + _PART)),
-    ("day_before_yesterday", _rx(r"\b(?:the\s+)?day\s+before\s+yesterday\b" + _POSSESSIVE + _PART)),
-    ("from_base", _rx(
-        _COUNT.join((r"\b", r"\s+(?P<unit>days?|weeks?|fortnights?)\s+"))
-        + rf"(?:from\s+(?P<base>today|now|tomorrow|{_WEEKDAY})|(?P<base2>today|tomorrow))\b" + _POSSESSIVE)),
-    ("end_of", _rx(
-        r"\b(?:(?:at|by|for|until|before)\s+)?(?:the\s+)?end\s+of\s+(?:the\s+|this\s+)?(?P<which>next\s+)?"
-        r"(?P<unit>week|month)\b" + _POSSESSIVE)),
-    ("ordinal", _rx(
-        rf"\b(?:(?:on|due|by|for|from|until)\s+)?(?:(?P<weekday>{_WEEKDAY})\s+)?the\s+"
-        rf"(?P<d>\d{{1,2}}(?:st|nd|rd|th)|{_ORDINAL_WORD})\b" + _POSSESSIVE + _PART + _ORDINAL_END)),
-    ("in_month", _rx(rf"\bin\s+(?P<month>{_MONTH_NAMES})\b(?!['’]s|\s+\d)")),
-    ("relative", _rx(r"\b(?P<word>today|tonight|tomorrow|yesterday)\b" + _POSSESSIVE + _PART)),
-    ("this_part", _rx(r"\bthis\s+(?P<part>morning|afternoon|evening)\b")),
-    ("in_n", _rx(
-        r"\bin\s+(?P<n>\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten)\s+"
-        r"(?P<unit>days?|weeks?|fortnights?)\b")),
-    ("week", _rx(r"\b(?P<which>this|next|last)\s+(?P<unit>week|month)\b" + _POSSESSIVE)),
-    ("weekend", _rx(r"\b(?P<which>this|next)\s+weekend\b" + _POSSESSIVE)),
-    ("weekday", _rx(
-        rf"\b(?:(?P<which>on|this\s+coming|this|next|last|coming)\s+)?(?P<weekday>{_WEEKDAY})s?\b"
-        + _POSSESSIVE + _PART)),
-    ("weekday_abbreviation", _rx(
-        rf"\b(?P<which>on|this\s+coming|this|next|last|coming)\s+(?P<weekday>{_ABBREVIATION})\b\.?"
-        + _POSSESSIVE + _PART)),
-]
-_TIME_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    ("meridiem", _rx(
-        r"\b(?:at\s+)?(?P<h>1[0-2]|0?[1-9])(?::(?P<min>[0-5]\d))?\s*(?P<ampm>a\.?m\.?|p\.?m\.?)(?=\W|$)")),
-    ("clock", _rx(r"\b(?:at\s+)?(?P<h>[01]?\d|2[0-3]):(?P<min>[0-5]\d)\b(?!:)")),
-    ("named", _rx(r"\b(?:at\s+)?(?P<named>noon|midday|midnight)\b")),
-]
-# Due before now: what is overdue (an item counts only when all of it lies before now).
-_OVERDUE = _rx(r"\b(?:over\s?due|past\s+due)\b")
-# Words that only tie an expression to the sentence ("due tomorrow", "for Friday").
-_FILLER = re.compile(r"\b(?:due|by|for|from|until|on|at)\s*$", re.IGNORECASE)
+_GRAMMARS = Path(__file__).resolve().parent.parent / "data" / "time"
+DEFAULT_GRAMMAR = "english"
 # A time point is matched as this long a stretch: "at 3pm" finds what runs at 3.
 TIME_POINT = timedelta(minutes=30)
+_UNIT_DAYS = {"day": 1, "week": 7, "fortnight": 14}
+_PLACEHOLDER = re.compile(r"<<(\w+)>>")
+
+# A day reading: (first day, last day) and the part of the day (hours), if named.
+DayReading = tuple[tuple[date, date], tuple[int, int] | None]
+
+
+@dataclass(frozen=True)
+class Grammar:
+    """One language's patterns, in order, each with the name of its reader, and its word tables."""
+
+    language: str
+    days: tuple[tuple[str, re.Pattern[str]], ...]
+    times: tuple[tuple[str, re.Pattern[str]], ...]
+    overdue: re.Pattern[str] | None
+    filler: re.Pattern[str]
+    tables: dict[str, dict[str, Any]]
+
+    def look_up(self, table: str, word: str | None) -> Any:
+        """The table's value for a matched word (case and inner whitespace ignored), None if absent."""
+        if word is None:
+            return None
+        return self.tables.get(table, {}).get(_key(word))
+
+
+def _key(word: str) -> str:
+    return re.sub(r"\s+", " ", word.strip().lower())
+
+
+def _alternation(words: dict[str, Any]) -> str:
+    spelled = (re.escape(w).replace(r"\ ", r"\s+").replace(r"\-", r"[-\s]") for w in
+               sorted(words, key=len, reverse=True))
+    return "(?:" + "|".join(spelled) + ")"
+
+
+def _expand(pattern: str, fragments: dict[str, str], tables: dict[str, dict[str, Any]]) -> str:
+    def one(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name in fragments:
+            return _expand(fragments[name], fragments, tables)
+        return _alternation(tables[name])
+    return _PLACEHOLDER.sub(one, pattern)
+
+
+def _compiled(entries: list[dict[str, str]], fragments: dict[str, str], tables: dict[str, dict[str, Any]],
+              readers: Any) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    for entry in entries:
+        if entry["reader"] not in readers:
+            raise ValueError(f"time grammar: unknown reader {entry['reader']!r}")
+    return tuple((e["reader"], re.compile(_expand(e["pattern"], fragments, tables), re.IGNORECASE))
+                 for e in entries)
+
+
+def languages() -> tuple[str, ...]:
+    """The languages with a time grammar of their own."""
+    return tuple(sorted(p.stem for p in _GRAMMARS.glob("*.toml")))
+
+
+@lru_cache(maxsize=None)
+def grammar(language: str = DEFAULT_GRAMMAR) -> Grammar:
+    """The time grammar of a language (English for a language without one), compiled once."""
+    path = _GRAMMARS / f"{language}.toml"
+    if not path.exists():
+        path, language = _GRAMMARS / f"{DEFAULT_GRAMMAR}.toml", DEFAULT_GRAMMAR
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    tables = {name: {_key(w): v for w, v in table.items()} for name, table in data.get("tables", {}).items()}
+    fragments = data.get("fragments", {})
+    other = data.get("other", {})
+    rx = lambda text: re.compile(_expand(text, fragments, tables), re.IGNORECASE)  # noqa: E731
+    return Grammar(language=language, days=_compiled(data.get("day", []), fragments, tables, _READERS),
+                   times=_compiled(data.get("time", []), fragments, tables, ("clock",)),
+                   overdue=rx(other["overdue"]) if other.get("overdue") else None,
+                   filler=rx(other.get("filler", r"(?!)")), tables=tables)
 
 
 @dataclass(frozen=True)
@@ -132,153 +131,232 @@ class TimeExpression:
     expression: str  # what was recognised, as written
 
 
-def find_time_expression(text: str, *, now: datetime, tz: tzinfo) -> TimeExpression | None:
-    """The time expression in `text`, if any; `now` is aware."""
-    # Patterns ignore case and run on the text itself, so that spans index it.
-    lowered = text
+def find_time_expression(text: str, *, now: datetime, tz: tzinfo,
+                         language: str = DEFAULT_GRAMMAR) -> TimeExpression | None:
+    """The time expression in `text`, if any, in the language's grammar; `now` is aware."""
+    rules = grammar(language)
     local_now = now.astimezone(tz)
-    today = local_now.date()
     spans: list[tuple[int, int]] = []
-    days: tuple[date, date] | None = None
-    part: tuple[int, int] | None = None
-    for name, pattern in _DAY_PATTERNS:
-        match = pattern.search(lowered)
-        if match is None:
-            continue
-        found = _read_day(name, match, today)
-        if found is None:
-            continue
-        days, part = found
-        spans.append(match.span())
-        break
-    clock: time | None = None
-    for _name, pattern in _TIME_PATTERNS:
-        for match in pattern.finditer(lowered):
-            if any(match.start() < end and match.end() > start for start, end in spans):
-                continue
-            clock = _read_time(match)
-            if clock is not None:
-                spans.append(match.span())
-                break
-        if clock is not None:
-            break
-    if days is None:
-        overdue = _OVERDUE.search(lowered)
+    # Patterns ignore case and run on the text itself, so that spans index it.
+    found = _first_day(text, rules, local_now.date())
+    days, part = (found[0], found[1]) if found is not None else (None, None)
+    if found is not None:
+        spans.append(found[2])
+    clock = _first_time(text, rules, spans)
+    if days is None and rules.overdue is not None:
+        overdue = rules.overdue.search(text)
         if overdue is not None:
             # Due before now, whatever else was said; a clock time means nothing here.
             far = datetime.combine(date(1900, 1, 1), time.min, tzinfo=tz)
-            rest, expression = _remove(text, [overdue.span()])
+            rest, expression = _remove(text, [overdue.span()], rules.filler)
             return TimeExpression(range=TimeRange(far, local_now, whole=True), rest=rest, expression=expression)
     if days is None and clock is None:
         return None
     range_ = _range(days=days, part=part, clock=clock, local_now=local_now, tz=tz)
     if range_ is None:
         return None
-    rest, expression = _remove(text, spans)
+    rest, expression = _remove(text, spans, rules.filler)
     return TimeExpression(range=range_, rest=rest, expression=expression)
 
 
-def _read_day(name: str, match: re.Match[str], today: date) -> tuple[tuple[date, date], tuple[int, int] | None] | None:
-    groups = {k: v.lower() if isinstance(v, str) else v for k, v in match.groupdict().items()}
-    part = _PARTS_OF_DAY.get(groups.get("part") or "")
-    if name == "iso":
-        day = _date(int(groups["y"]), int(groups["m"]), int(groups["d"]))
-        return ((day, day), None) if day else None
-    if name in ("month_day", "day_month"):
-        month = _MONTHS[groups["month"]]
-        number = int(groups["d"])
-        if groups.get("y"):
-            day = _date(int(groups["y"]), month, number)
-        else:
-            # Without a year, the next such day: "March 3" in December is next March.
-            day = _date(today.year, month, number)
-            if day is not None and day < today:
-                day = _date(today.year + 1, month, number)
-        return ((day, day), None) if day else None
-    if name == "day_after_tomorrow":
-        day = today + timedelta(days=2)
-        return (day, day), part
-    if name == "relative":
-        word = groups["word"]
-        if word == "tonight":
-            return (today, today), _PARTS_OF_DAY["evening"]
-        offset = {"today": 0, "tomorrow": 1, "yesterday": -1}[word]
-        day = today + timedelta(days=offset)
-        return (day, day), part
-    if name == "day_before_yesterday":
-        day = today - timedelta(days=2)
-        return (day, day), part
-    if name == "from_base":
-        count = int(groups["n"]) if groups["n"].isdigit() else _NUMBERS[groups["n"]]
-        base_word = groups.get("base") or groups.get("base2")
-        if base_word in ("today", "now"):
-            base = today
-        elif base_word == "tomorrow":
-            base = today + timedelta(days=1)
-        else:
-            base = today + timedelta(days=(_WEEKDAYS[base_word] - today.weekday()) % 7)
-        day = base + timedelta(days=count * _UNIT_DAYS[groups["unit"].rstrip("s")])
-        return (day, day), None
-    if name == "end_of":
-        step = 1 if groups.get("which") else 0
-        if groups["unit"] == "week":
-            friday = today - timedelta(days=today.weekday()) + timedelta(weeks=step, days=4)
-            return (friday, friday + timedelta(days=2)), None
-        first, last = _month(today, step)
-        return (last - timedelta(days=6), last), None
-    if name == "ordinal":
-        written = groups["d"]
-        number = int(written[:-2]) if written[:1].isdigit() else _ORDINAL_WORDS[re.sub(r"[-\s]+", "-", written)]
-        day = _next_month_day(today, number)
-        if day is None:
-            return None
-        if groups.get("weekday") and day.weekday() != _WEEKDAYS[groups["weekday"]]:
-            return None  # "Friday the 14th" where the 14th is no Friday: no reading without doubt
-        return (day, day), part
-    if name == "in_month":
-        month = _MONTHS[groups["month"]]
-        year = today.year if month >= today.month else today.year + 1
-        first = date(year, month, 1)
-        following = date(year + month // 12, month % 12 + 1, 1)
-        return (first, following - timedelta(days=1)), None
-    if name == "this_part":
-        return (today, today), _PARTS_OF_DAY[groups["part"]]
-    if name == "in_n":
-        count = int(groups["n"]) if groups["n"].isdigit() else _NUMBERS[groups["n"]]
-        day = today + timedelta(days=count * _UNIT_DAYS[groups["unit"].rstrip("s")])
-        return (day, day), None
-    if name == "week":
-        step = {"this": 0, "next": 1, "last": -1}[groups["which"]]
-        if groups["unit"] == "week":
-            monday = today - timedelta(days=today.weekday()) + timedelta(weeks=step)
-            return (monday, monday + timedelta(days=6)), None
-        return _month(today, step), None
-    if name == "weekend":
-        saturday = today + timedelta(days=(5 - today.weekday()) % 7)
-        if groups["which"] == "next":
-            saturday += timedelta(weeks=1)
-        return (saturday, saturday + timedelta(days=1)), None
-    if name in ("weekday", "weekday_abbreviation"):
-        table = _WEEKDAYS if name == "weekday" else _WEEKDAY_ABBREVIATIONS
-        target = table[groups["weekday"]]
-        which = groups.get("which")
-        if which and which.split()[-1] == "coming":
-            which = "this"  # "this coming Friday", "coming Friday": the next one
-        if which == "last":
-            back = (today.weekday() - target) % 7 or 7
-            day = today - timedelta(days=back)
-        else:
-            # "Friday" and "next Friday" both mean the coming one; said on a
-            # Friday, "Friday" means today and "next Friday" a week later.
-            ahead = (target - today.weekday()) % 7
-            if which == "next" and ahead == 0:
-                ahead = 7
-            day = today + timedelta(days=ahead)
-        return (day, day), part
+def _first_day(text: str, rules: Grammar,
+               today: date) -> tuple[tuple[date, date], tuple[int, int] | None, tuple[int, int]] | None:
+    """The first day pattern that matches and reads a day: its days, part of day and span."""
+    for name, pattern in rules.days:
+        match = pattern.search(text)
+        if match is None:
+            continue
+        found = _READERS[name](_groups(match), today, rules)
+        if found is not None:
+            return found[0], found[1], match.span()
     return None
 
 
-_UNIT_DAYS = {"day": 1, "week": 7, "fortnight": 14}
+def _first_time(text: str, rules: Grammar, spans: list[tuple[int, int]]) -> time | None:
+    """The first clock time outside the day's span; its span is added to `spans`."""
+    for _name, pattern in rules.times:
+        for match in pattern.finditer(text):
+            if any(match.start() < end and match.end() > start for start, end in spans):
+                continue
+            clock = _read_time(_groups(match), rules)
+            if clock is not None:
+                spans.append(match.span())
+                return clock
+    return None
+
+
+def _groups(match: re.Match[str]) -> dict[str, str | None]:
+    return {k: _key(v) if isinstance(v, str) else v for k, v in match.groupdict().items()}
+
+
+# -- readers: groups -> days ---------------------------------------------------
+# Each takes the match's groups (lower case, whitespace collapsed), today and the
+# grammar, and returns ((first day, last day), part of day) or None (no reading
+# without doubt: the next pattern is tried).
+
+def _part(groups: dict[str, str | None], rules: Grammar) -> tuple[int, int] | None:
+    hours = rules.look_up("PARTS", groups.get("part"))
+    return (int(hours[0]), int(hours[1])) if hours else None
+
+
+def _count(word: str, rules: Grammar) -> int | None:
+    return int(word) if word.isdigit() else rules.look_up("NUMBERS", word)
+
+
+def _day_number(written: str, rules: Grammar) -> int | None:
+    digits = re.match(r"\d+", written)
+    return int(digits.group()) if digits else rules.look_up("ORDINAL_WORDS", re.sub(r"[-\s]+", "-", written))
+
+
+def _one_day(day: date | None, part: tuple[int, int] | None = None) -> DayReading | None:
+    return ((day, day), part) if day is not None else None
+
+
+def _read_iso(groups: dict[str, Any], today: date, rules: Grammar) -> DayReading | None:
+    return _one_day(_date(int(groups["y"]), int(groups["m"]), int(groups["d"])))
+
+
+def _read_month_day(groups: dict[str, Any], today: date, rules: Grammar) -> DayReading | None:
+    month = rules.look_up("MONTHS", groups["month"])
+    number = _day_number(groups["d"], rules)
+    if month is None or number is None:
+        return None
+    if groups.get("y"):
+        return _one_day(_date(int(groups["y"]), month, number))
+    # Without a year, the next such day: "March 3" in December is next March.
+    day = _date(today.year, month, number)
+    if day is not None and day < today:
+        day = _date(today.year + 1, month, number)
+    return _one_day(day)
+
+
+def _read_relative(groups: dict[str, Any], today: date, rules: Grammar) -> DayReading | None:
+    entry = rules.look_up("RELATIVE", groups["word"])
+    if entry is None:
+        return None
+    own_part = rules.look_up("PARTS", entry[1]) if len(entry) > 1 else None
+    part = (int(own_part[0]), int(own_part[1])) if own_part else _part(groups, rules)
+    return _one_day(today + timedelta(days=int(entry[0])), part)
+
+
+def _read_from_base(groups: dict[str, Any], today: date, rules: Grammar) -> DayReading | None:
+    count = _count(groups["n"], rules)
+    unit = rules.look_up("UNITS", groups["unit"])
+    base_word = groups.get("base") or groups.get("base2")
+    weekday = rules.look_up("WEEKDAYS", base_word)
+    if weekday is not None:
+        base = today + timedelta(days=(weekday - today.weekday()) % 7)
+    else:
+        offset = rules.look_up("RELATIVE", base_word)
+        if offset is None:
+            return None
+        base = today + timedelta(days=int(offset[0]))
+    if count is None or unit not in _UNIT_DAYS:
+        return None
+    return _one_day(base + timedelta(days=count * _UNIT_DAYS[unit]))
+
+
+def _step(groups: dict[str, Any], rules: Grammar) -> int:
+    """this: 0, next: 1, last: -1; a `which` group the table does not know is `next` ("Ende nächster Woche").
+    `which2` is a second place for it ("el martes que viene", after the day)."""
+    which = groups.get("which") or groups.get("which2")
+    if not which:
+        return 0
+    return {"this": 0, "next": 1, "last": -1}.get(rules.look_up("WHICH", which) or "next", 1)
+
+
+def _read_numeric(groups: dict[str, Any], today: date, rules: Grammar) -> DayReading | None:
+    """"12.1.2027", "12.1." (day first): without a year, the next such day."""
+    month, number = int(groups["m"]), int(groups["d"])
+    if groups.get("y"):
+        return _one_day(_date(int(groups["y"]), month, number))
+    day = _date(today.year, month, number)
+    if day is not None and day < today:
+        day = _date(today.year + 1, month, number)
+    return _one_day(day)
+
+
+def _read_end_of(groups: dict[str, Any], today: date, rules: Grammar) -> DayReading | None:
+    step = _step(groups, rules)
+    if rules.look_up("UNITS", groups.get("unit") or groups.get("unit2")) == "week":
+        friday = today - timedelta(days=today.weekday()) + timedelta(weeks=step, days=4)
+        return (friday, friday + timedelta(days=2)), None
+    _first, last = _month(today, step)
+    return (last - timedelta(days=6), last), None
+
+
+def _read_ordinal(groups: dict[str, Any], today: date, rules: Grammar) -> DayReading | None:
+    number = _day_number(groups["d"], rules)
+    day = _next_month_day(today, number) if number is not None else None
+    if day is None:
+        return None
+    weekday = rules.look_up("WEEKDAYS", groups.get("weekday"))
+    if groups.get("weekday") and day.weekday() != weekday:
+        return None  # "Friday the 14th" where the 14th is no Friday: no reading without doubt
+    return _one_day(day, _part(groups, rules))
+
+
+def _read_in_month(groups: dict[str, Any], today: date, rules: Grammar) -> DayReading | None:
+    month = rules.look_up("MONTHS", groups["month"])
+    if month is None:
+        return None
+    year = today.year if month >= today.month else today.year + 1
+    following = date(year + month // 12, month % 12 + 1, 1)
+    return (date(year, month, 1), following - timedelta(days=1)), None
+
+
+def _read_this_part(groups: dict[str, Any], today: date, rules: Grammar) -> DayReading | None:
+    part = _part(groups, rules)
+    return ((today, today), part) if part else None
+
+
+def _read_in_n(groups: dict[str, Any], today: date, rules: Grammar) -> DayReading | None:
+    count = _count(groups["n"], rules)
+    unit = rules.look_up("UNITS", groups["unit"])
+    if count is None or unit not in _UNIT_DAYS:
+        return None
+    return _one_day(today + timedelta(days=count * _UNIT_DAYS[unit]))
+
+
+def _read_week(groups: dict[str, Any], today: date, rules: Grammar) -> DayReading | None:
+    step = _step(groups, rules)
+    if rules.look_up("UNITS", groups["unit"]) == "week":
+        monday = today - timedelta(days=today.weekday()) + timedelta(weeks=step)
+        return (monday, monday + timedelta(days=6)), None
+    return _month(today, step), None
+
+
+def _read_weekend(groups: dict[str, Any], today: date, rules: Grammar) -> DayReading | None:
+    saturday = today + timedelta(days=(5 - today.weekday()) % 7)
+    if _step(groups, rules) == 1:
+        saturday += timedelta(weeks=1)
+    return (saturday, saturday + timedelta(days=1)), None
+
+
+def _read_weekday(groups: dict[str, Any], today: date, rules: Grammar) -> DayReading | None:
+    target = rules.look_up("WEEKDAYS", groups["weekday"])
+    if target is None:
+        target = rules.look_up("WEEKDAY_ABBREVIATIONS", groups["weekday"])
+    if target is None:
+        return None
+    step = _step(groups, rules)
+    if step == -1:
+        day = today - timedelta(days=(today.weekday() - target) % 7 or 7)
+    else:
+        # "Friday" and "next Friday" both mean the coming one; said on a
+        # Friday, "Friday" means today and "next Friday" a week later.
+        ahead = (target - today.weekday()) % 7
+        if step == 1 and ahead == 0:
+            ahead = 7
+        day = today + timedelta(days=ahead)
+    return _one_day(day, _part(groups, rules))
+
+
+_READERS: dict[str, Callable[[dict[str, Any], date, Grammar], DayReading | None]] = {
+    "iso": _read_iso, "numeric": _read_numeric, "month_day": _read_month_day, "relative": _read_relative,
+    "from_base": _read_from_base, "end_of": _read_end_of, "ordinal": _read_ordinal, "in_month": _read_in_month, "this_part": _read_this_part,
+    "in_n": _read_in_n, "week": _read_week, "weekend": _read_weekend, "weekday": _read_weekday,
+}
 
 
 def _month(today: date, step: int) -> tuple[date, date]:
@@ -310,18 +388,23 @@ def _date(year: int, month: int, day: int) -> date | None:
         return None
 
 
-def _read_time(match: re.Match[str]) -> time | None:
-    groups = {k: v.lower() if isinstance(v, str) else v for k, v in match.groupdict().items()}
-    if groups.get("named"):
-        return time(0, 0) if groups["named"] == "midnight" else time(12, 0)
+def _read_time(groups: dict[str, Any], rules: Grammar) -> time | None:
+    named = rules.look_up("NAMED_TIMES", groups.get("named"))
+    if named is not None:
+        return time.fromisoformat(named)
+    if groups.get("h") is None:
+        return None
     hour = int(groups["h"])
     minute = int(groups.get("min") or 0)
     ampm = (groups.get("ampm") or "").replace(".", "")
-    if ampm == "pm" and hour != 12:
+    # "3 de la tarde", "8 du soir": a word for the afternoon or evening is pm.
+    if rules.look_up("AFTERNOON_WORDS", groups.get("pm")) is not None:
+        ampm = "pm"
+    if ampm == "pm" and hour < 12:
         hour += 12
     elif ampm == "am" and hour == 12:
         hour = 0
-    return time(hour, minute)
+    return time(hour, minute) if 0 <= hour <= 23 else None
 
 
 def _range(*, days: tuple[date, date] | None, part: tuple[int, int] | None, clock: time | None,
@@ -347,14 +430,14 @@ def _range(*, days: tuple[date, date] | None, part: tuple[int, int] | None, cloc
                      datetime.combine(last + timedelta(days=1), time.min, tzinfo=tz))
 
 
-def _remove(text: str, spans: list[tuple[int, int]]) -> tuple[str, str]:
+def _remove(text: str, spans: list[tuple[int, int]], filler_pattern: re.Pattern[str]) -> tuple[str, str]:
     """The text without the spans (and a "due"/"on"/"at" just before them)."""
     pieces: list[str] = []
     taken: list[str] = []
     cursor = 0
     for start, end in sorted(spans):
         before = text[cursor:start]
-        filler = _FILLER.search(before)
+        filler = filler_pattern.search(before)
         if filler:
             before = before[:filler.start()]
         pieces.append(before)

@@ -62,6 +62,8 @@ _ARGUMENT_DESCRIPTIONS = {
     "collection_ids": "Search only these collections (see list_collections); all when omitted.",
     "time_zone": "The person's IANA time zone (e.g. Europe/Berlin): \"tomorrow\", \"at 9\" and floating "
                  "calendar times are read in it. Pass it whenever you know it.",
+    "language": "The language the person wrote in (en, de, fr, es, or a Snowball name such as german): "
+                "\"morgen\", \"demain\" and \"mañana\" are read in it. Omit it for the server's default.",
 }
 
 _READ_ONLY = types.ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,

@@ -123,7 +123,8 @@ def test_contract__text_limit_is_read_from_the_settings(api, memory, settings):
 
 
 def test_contract__candidate_limit_is_read_from_the_settings(api, memory, settings):
-    settings.RESOLVER = {**settings.RESOLVER, "MAX_CANDIDATES": 1}
+    # The lexical count (the semantic signal's extra candidates: tests/domain/test_semantic.py).
+    settings.RESOLVER = {**settings.RESOLVER, "MAX_CANDIDATES": 1, "SEMANTIC": False}
     body = post(api, {"text": "design", "kind": "event"})
     assert len(body["data"]["candidates"]) == 1
     assert [w["details"] for w in body["warnings"] if w["code"] == "candidate_narrowed"] == [
@@ -145,7 +146,7 @@ def test_contract__openapi_documents_every_new_field_and_reason():
 
     components = api_document()["components"]["schemas"]
     request = components["ResolveInputRequest"]["properties"]
-    assert {"text", "kind", "collection_ids", "time_zone"} == set(request)
+    assert {"text", "kind", "collection_ids", "time_zone", "language"} == set(request)
     for name in ("ResolvedItem", "Candidate"):
         assert {"href", "occurrence"} <= set(components[name]["properties"]), name
     assert "read_at" in components["ResolvedItem"]["properties"]

@@ -60,7 +60,9 @@ def test_api__event_candidates_carry_start(client):
     assert all("start" in c and "due" not in c for c in body["data"]["candidates"])
 
 
-def test_api__warnings_are_objects(client):
+def test_api__warnings_are_objects(client, settings):
+    # The lexical pool's count: the semantic signal may list items beyond it (tests/domain/test_semantic.py).
+    settings.RESOLVER = {**settings.RESOLVER, "SEMANTIC": False}
     body = post(client, {"text": "bulk chore", "kind": "task"}).json()
     codes = {w["code"]: w for w in body["warnings"]}
     assert codes["candidate_narrowed"]["details"] == {"matched": 25, "kept": 19}
@@ -189,3 +191,34 @@ def test_api__collections(client):
     assert body["status"] == "ok"
     assert [c["collection_id"] for c in body["data"]["collections"]] == ["bulk", "personal", "work"]
     assert {c["display_name"] for c in body["data"]["collections"]} == {"Bulk", "Personal", "Work"}
+
+
+# --- issue 29: the semantic signal and the request's language ----------------------------
+
+
+def test_api__a_reference_only_the_semantic_signal_finds_is_offered_not_resolved(client):
+    """No word of "repair the street" is in "Straße reparieren": the multilingual signal offers it."""
+    body = post(client, {"text": "repair the street", "kind": "task"}).json()
+    assert body["status"] == "needs_clarification"
+    assert [c["uid"] for c in body["data"]["candidates"]][:1] == ["t-strasse"]
+
+
+def test_api__the_semantic_switch_is_read_per_request(client, settings):
+    settings.RESOLVER = {**settings.RESOLVER, "SEMANTIC": False}
+    body = post(client, {"text": "repair the street", "kind": "task"}).json()
+    assert (body["data"]["reason"], body["data"]["candidates"]) == ("no_candidates", [])
+
+
+def test_api__language_reads_the_reference_s_time_expressions(client):
+    body = post(client, {"text": "was ist übermorgen fällig", "kind": "task", "language": "de",
+                         "time_zone": "UTC"}).json()
+    (warning,) = [w for w in body["warnings"] if w["code"] == "empty_time_range"]
+    assert warning["details"]["searched"]["end"][:10] > warning["details"]["searched"]["start"][:10]
+    assert body["data"]["reason"] == "no_candidates"
+
+
+@pytest.mark.parametrize("language", ["klingon", 7, "", "x" * 40])
+def test_api__an_unknown_language_is_invalid_request(client, language):
+    response = post(client, {"text": "yoga", "kind": "task", "language": language})
+    assert response.status_code == 400
+    assert response.json()["error"]["details"]["field"] == "language"

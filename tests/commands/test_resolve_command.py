@@ -106,3 +106,19 @@ def test_command__list_collections(live):
     code, out, _ = run("--list-collections")
     assert code == 0
     assert [line.split("\t")[0] for line in out.strip().splitlines()] == ["bulk", "personal", "work"]
+
+
+def test_command__a_reference_only_the_semantic_signal_finds_exits_3(live):
+    code, out, _ = run("--text", "repair the street", "--kind", "task", "--json")
+    body = json.loads(out)
+    assert code == 3 and body["status"] == "needs_clarification"
+    assert body["data"]["candidates"][0]["uid"] == "t-strasse"
+
+
+def test_command__language_option(live):
+    code, out, _ = run("--text", "was ist übermorgen fällig", "--kind", "task", "--language", "german",
+                       "--time-zone", "UTC", "--json")
+    body = json.loads(out)
+    assert code == 3 and [w["code"] for w in body["warnings"] if w["code"] == "empty_time_range"]
+    code, out, _ = run("--text", "yoga", "--kind", "task", "--language", "klingon", "--json")
+    assert code == 2 and json.loads(out)["error"]["details"]["field"] == "language"

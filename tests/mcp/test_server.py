@@ -203,6 +203,23 @@ def test_resolve__time_zone_reaches_the_service(mcp_env):
     assert "time_zone" in json.dumps(envelope_of(bad)["error"]["details"])
 
 
+def test_resolve__language_and_the_semantic_signal_reach_the_service(mcp_env):
+    """Issue 29 through the MCP door: the `language` argument, and a reference only the signal finds."""
+    async def scenario(client: Client) -> list[types.CallToolResult]:
+        german = {"text": "was ist übermorgen fällig", "kind": "task", "language": "de", "time_zone": "UTC"}
+        return [await client.call_tool("resolve_reference", german),
+                await client.call_tool("resolve_reference", {**german, "language": "klingon"}),
+                await client.call_tool("resolve_reference", {"text": "repair the street", "kind": "task"})]
+
+    german, unknown, signal = mcp_env.run(scenario)
+
+    assert "empty_time_range" in [w["code"] for w in envelope_of(german)["warnings"]]
+    assert unknown.is_error is True and envelope_of(unknown)["error"]["details"]["field"] == "language"
+    offered = envelope_of(signal)
+    assert offered["status"] == "needs_clarification"
+    assert offered["data"]["candidates"][0]["uid"] == "t-strasse"
+
+
 # --- the person chooses ------------------------------------------------------------------
 
 

