@@ -13,6 +13,9 @@ class ResolverConfig(AppConfig):
 
         # The process's judges, one per configuration (resolver/judges/registry.py).
         self.judges = JudgeRegistry()
+        # The semantic signal's encoders, one per dotted path (services.semantic_encoder):
+        # each loads its weights once, on its first encode.
+        self.encoders: dict[str, object] = {}
 
         # The per-user accounts' namespaced items (resolver/accounts.py): the process's
         # state, owned here rather than by a module global; tests swap it (use_namespaces).

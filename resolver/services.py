@@ -32,6 +32,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
+from django.apps import apps
 from django.urls import NoReverseMatch, reverse
 
 from resolver import clarifications, deadline, envelope
@@ -171,9 +172,12 @@ def semantic_encoder() -> Any:
     """
     if not resolver_settings.SEMANTIC:
         return None
-    from resolver.domain.semantic import shared_encoder
-
-    return shared_encoder(str(resolver_settings.SEMANTIC_ENCODER))
+    # One encoder per dotted path for the process (its weights load once), owned by the app.
+    encoders = apps.get_app_config("resolver").encoders
+    path = str(resolver_settings.SEMANTIC_ENCODER)
+    if path not in encoders:
+        encoders[path] = import_setting("SEMANTIC_ENCODER")()
+    return encoders[path]
 
 
 def provenance_of(outcome: Outcome) -> dict[str, Any] | None:

@@ -29,10 +29,9 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
 
-from resolver import deadline
+from resolver.domain import deadline
 
 if TYPE_CHECKING:
     import numpy as np
@@ -99,14 +98,6 @@ class MultilingualUSE:
             model = self._model
         rows = numpy.asarray(model.encode(list(texts)), dtype=numpy.float32)
         return rows.reshape(len(texts), -1)
-
-
-@lru_cache(maxsize=4)
-def shared_encoder(path: str) -> Encoder:
-    """One encoder per dotted path for the process: its weights are loaded once."""
-    from django.utils.module_loading import import_string
-
-    return import_string(path)()
 
 
 class TitleVectors:
