@@ -6,7 +6,9 @@ from typing import Iterator
 from resolver.calendars.base import SkippedResource
 from resolver.calendars.caldav.http import Transport, unavailable
 from resolver.calendars.caldav.members import member_path
-from resolver.calendars.caldav.multistatus import CALENDAR_DATA, GETETAG, Multistatus, multiget_body, query_body
+from resolver.calendars.caldav.multistatus import (
+    CALENDAR_DATA, GETETAG, GETLASTMODIFIED, Multistatus, multiget_body, query_body,
+)
 from resolver.calendars.ical import Window
 from resolver.domain.items import Kind
 
@@ -25,9 +27,10 @@ def report(transport: Transport, path: str, body: bytes, *, depth: int | None) -
 
 
 def listing(transport: Transport, path: str, *, kind: Kind, window: Window,
-            skipped: list[SkippedResource]) -> dict[str, str]:
-    """Every member of the kind, href -> ETag, without data."""
-    found = report(transport, path, query_body(kind, window, time_range=False, data=False), depth=1)
+            skipped: list[SkippedResource], stamps: dict[str, str] | None = None) -> dict[str, str]:
+    """Every member of the kind, href -> ETag, without data; each one's getlastmodified into `stamps`."""
+    body = query_body(kind, window, time_range=False, data=False, stamp=stamps is not None)
+    found = report(transport, path, body, depth=1)
     members: dict[str, str] = {}
     for response in found.responses:
         etag = response.text(GETETAG)
@@ -36,6 +39,9 @@ def listing(transport: Transport, path: str, *, kind: Kind, window: Window,
         href = member_path(transport.origin, response.href, collection=path, skipped=skipped)
         if href is not None:
             members[href] = etag
+            stamp = response.text(GETLASTMODIFIED)
+            if stamps is not None and stamp:
+                stamps[href] = stamp
     return members
 
 

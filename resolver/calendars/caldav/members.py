@@ -21,6 +21,8 @@ class Resource:
     etag: str | None
     data: str | None
     facts: Any = None
+    # DAV:getlastmodified where it was asked (the etag-listing path), else None.
+    stamp: str | None = None
 
 
 def member_path(origin: Origin, raw: str, *, collection: str, skipped: list[SkippedResource]) -> str | None:

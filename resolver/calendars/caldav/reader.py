@@ -30,7 +30,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone, tzinfo
 from typing import Any, Sequence
 
@@ -39,7 +39,8 @@ from resolver.calendars.base import FetchResult, SkippedResource
 from resolver.calendars.caldav import discovery, etags, full, sync
 from resolver.calendars.caldav.account import CalDAVAccount
 from resolver.calendars.caldav.caches import (
-    DEFAULT_CAPACITY, Budget, FilterMemory, ParseMemo, SyncState, SyncStates, Unreadable, components_named,
+    DEFAULT_CAPACITY, Budget, FilterMemory, ParseMemo, Parsed, SyncState, SyncStates, Tombstones, Unreadable,
+    components_named, digest_of,
 )
 from resolver.calendars.caldav.http import DAVClient, Transport, unavailable
 from resolver.calendars.caldav.members import Resource
@@ -71,6 +72,22 @@ class ReadOptions:
     filter_retry_seconds: float = 3600.0
 
 
+@dataclass
+class _Pass:
+    """One collection's incremental read while it is made (CalDAVReader._read_incremental)."""
+
+    members: dict[str, str] = field(default_factory=dict)  # href -> ETag
+    token: str | None = None
+    fetched: dict[str, str | None] = field(default_factory=dict)  # href -> text downloaded now
+    # hrefs whose kind the server did not choose (a sync lists both kinds).
+    unsorted: set[str] = field(default_factory=set)
+    # hrefs whose memo entry is not believed: downloaded and compared (_facts).
+    recheck: set[str] = field(default_factory=set)
+    stamps: dict[str, str] = field(default_factory=dict)  # href -> getlastmodified (no sync)
+    # Answers without a usable status or ETag: skipped, never remembered.
+    odd: list[Resource] = field(default_factory=list)
+
+
 def _check_deadline(where: str) -> None:
     if deadline.expired():
         logger.warning("caldav read of %s: resolution deadline passed while reading", where)
@@ -91,6 +108,7 @@ class CalDAVReader:
         self.built = ParseMemo(built_budget)
         self.states = SyncStates()
         self.filter_memory = FilterMemory()
+        self.tombstones = Tombstones()
         self._home: str | None = None
         self._limits: Limits | None = None
         self._lock = threading.Lock()
@@ -107,6 +125,7 @@ class CalDAVReader:
         self.built.clear()
         self.states.clear()
         self.filter_memory.clear()
+        self.tombstones.clear()
         self._home = None
         self.client.close()
 
@@ -185,101 +204,150 @@ class CalDAVReader:
                 self.facts.clear()
                 self.built.clear()
                 self.states.clear()
+                self.tombstones.clear()
             self._limits = limits
 
     def _facts(self, href: str, etag: str, text: str | None, limits: Limits) -> Any:
-        """ResourceFacts or Unreadable for one resource, parsed at most once per ETag."""
+        """ResourceFacts or Unreadable for one resource, parsed at most once per ETag and content.
+
+        Text sent again under a memoised ETag is compared with what the memo
+        was read from: other content replaces the entry (and its built items),
+        so an ETag never vouches for content on its own.
+        """
         key = (href, etag)
         known = self.facts.get(key)
-        if known is not None:
-            return known
         if text is None:
-            # Not remembered: the server may send the data next time.
-            return Unreadable("no calendar data", None)
+            # Not downloaded: the memo, or nothing (the server may send the data next time).
+            return known.facts if known is not None else Unreadable("no calendar data", None)
+        digest = digest_of(text)
+        if known is not None and known.digest == digest:
+            return known.facts
+        if known is not None:
+            logger.info("resource %s: new content under ETag %s: read again", href, etag)
+            self.built.discard(key)
         try:
             facts: Any = read_resource(text, limits=limits)
         except UnparseableResource as err:
             facts = Unreadable(err.reason, components_named(text))
-        self.facts.put(key, facts)
+        self.facts.put(key, Parsed(digest, facts))
         return facts
 
     def _read_incremental(self, transport: Transport, path: str, *, kind: Kind, window: Window,
                           options: ReadOptions, skipped: list[SkippedResource]) -> list[Resource]:
-        """The collection's resources of `kind` as the server holds them now; data only where new."""
+        """The collection's resources of `kind` as the server holds them now; data only where new or doubted."""
         key = (path, kind.value)
         state = self.states.get(key)
-        # hrefs whose kind the server did not choose (a sync lists both kinds).
-        unsorted: set[str] = set()
-        # Answers without a usable status or ETag: skipped, never remembered.
-        odd: list[Resource] = []
-        fetched: dict[str, str | None] = {}
-        token: str | None = None
-        delta = None
+        read = None
         if state is not None and state.token is not None:
             delta = sync.changes(transport, path, state.token, skipped)
-        if delta is not None:
-            token = delta.token
-            members = dict(state.members)  # type: ignore[union-attr]
-            for href in delta.deleted:
-                self._forget(href, members.pop(href, None))
-            for href, etag in delta.updates.items():
-                old = members.get(href)
-                if old != etag:
-                    self._forget(href, old)
-                members[href] = etag
-                unsorted.add(href)
-        elif state is not None and state.token is None:
-            # No WebDAV sync on this server: list the ETags, fetch what is new.
-            members = etags.listing(transport, path, kind=kind, window=window, skipped=skipped)
-            for href, etag in state.members.items():
-                if members.get(href) != etag:
-                    self._forget(href, etag)
-        else:
+            read = self._from_delta(path, state, delta) if delta is not None else None
+        elif state is not None:
+            read = self._from_listing(transport, path, state, kind=kind, window=window, skipped=skipped)
+        if read is None:
             # First read of this collection and kind, or the server refused the token.
-            first = sync.initial(transport, path, skipped) if options.sync == "auto" else None
-            if first is not None:
-                token = first.token
-            if first is not None and (first.data or not first.updates):
-                members = dict(first.updates)
-                unsorted.update(members)
-                odd.extend(Resource(href, None, None) for href in first.odd)
-                for href, text in first.data.items():
-                    # The other kind's resources are not parsed for this one.
-                    named = components_named(text)
-                    if named and COMPONENT[kind] not in named:
-                        members.pop(href, None)
-                        continue
-                    fetched[href] = text
-            else:
-                # No sync, or a sync listing without the data (Xandikos): the kind's
-                # calendar-query brings it, for this kind only. After the token, so
-                # that a change made between the two is listed by the next sync.
-                members = {}
-                listed = full.read(transport, path, query_body(kind, window, time_range=False), skipped)
-                for resource in listed:
-                    if resource.etag:
-                        members[resource.href] = resource.etag
-                        fetched[resource.href] = resource.data
-                    else:
-                        odd.append(Resource(resource.href, None, None))
-        wanted = [href for href, etag in members.items()
-                  if href not in fetched and self.facts.get((href, etag)) is None]
+            read = self._from_first(transport, path, state, kind=kind, window=window, options=options,
+                                    skipped=skipped)
+        for href in read.members:
+            if self.tombstones.raised(path, href):
+                read.recheck.add(href)  # back after a deletion: its ETag may be an old one reused
+        self._download(transport, path, read, skipped)
+        resources = self._sorted(transport, path, read, kind=kind, window=window, limits=options.limits)
+        self.states.put(key, SyncState.of(read.token, {r.href: r.etag for r in resources if r.etag},
+                                          {r.href: read.stamps[r.href] for r in resources if r.href in read.stamps}))
+        return resources + read.odd
+
+    def _from_delta(self, path: str, state: SyncState, delta: sync.Changes) -> _Pass:
+        """A sync report's changes over the remembered members.
+
+        Every href it lists as changed is downloaded again, even under an
+        (href, ETag) the memo holds: SOGo gives a resource deleted and put
+        again the ETag its first version had.
+        """
+        read = _Pass(members=dict(state.members), token=delta.token)
+        for href in delta.deleted:
+            self._bury(path, href, read.members.pop(href, None))
+        for href, etag in delta.updates.items():
+            old = read.members.get(href)
+            if old is not None and old != etag:
+                self._forget(href, old)
+            read.members[href] = etag
+            read.unsorted.add(href)
+            read.recheck.add(href)
+        return read
+
+    def _from_listing(self, transport: Transport, path: str, state: SyncState, *, kind: Kind, window: Window,
+                      skipped: list[SkippedResource]) -> _Pass:
+        """No WebDAV sync on this server: list the ETags (and modification times), fetch what is new."""
+        read = _Pass()
+        read.members = etags.listing(transport, path, kind=kind, window=window, skipped=skipped, stamps=read.stamps)
+        for href, etag in state.members.items():
+            now = read.members.get(href)
+            if now is None:
+                self._bury(path, href, etag)
+            elif now != etag:
+                self._forget(href, etag)
+            elif state.stamps.get(href) != read.stamps.get(href):
+                read.recheck.add(href)  # same ETag, written again since: the ETag alone is not believed
+        return read
+
+    def _from_first(self, transport: Transport, path: str, previous: SyncState | None, *, kind: Kind,
+                    window: Window, options: ReadOptions, skipped: list[SkippedResource]) -> _Pass:
+        """Every member with its data: the initial sync where it carries the data, else a calendar-query."""
+        first = sync.initial(transport, path, skipped) if options.sync == "auto" else None
+        read = _Pass(token=first.token if first is not None else None)
+        if first is not None and (first.data or not first.updates):
+            read.members = dict(first.updates)
+            read.unsorted.update(read.members)
+            read.odd.extend(Resource(href, None, None) for href in first.odd)
+            for href, text in first.data.items():
+                # The other kind's resources are not parsed for this one.
+                named = components_named(text)
+                if named and COMPONENT[kind] not in named:
+                    read.members.pop(href, None)
+                    continue
+                read.fetched[href] = text
+        else:
+            # No sync, or a sync listing without the data (Xandikos): the kind's
+            # calendar-query brings it, for this kind only. After the token, so
+            # that a change made between the two is listed by the next sync.
+            body = query_body(kind, window, time_range=False, stamp=first is None)
+            for resource in full.read(transport, path, body, skipped):
+                if not resource.etag:
+                    read.odd.append(Resource(resource.href, None, None))
+                    continue
+                read.members[resource.href] = resource.etag
+                read.fetched[resource.href] = resource.data
+                if resource.stamp:
+                    read.stamps[resource.href] = resource.stamp
+        for href, etag in (previous.members.items() if previous is not None else ()):
+            if href not in read.members:
+                self._bury(path, href, etag)
+        return read
+
+    def _download(self, transport: Transport, path: str, read: _Pass, skipped: list[SkippedResource]) -> None:
+        """One calendar-multiget for what the memo does not hold, or holds but is doubted."""
+        wanted = [href for href, etag in read.members.items()
+                  if href not in read.fetched and (href in read.recheck or self.facts.get((href, etag)) is None)]
         for href, etag, data, status in etags.multiget(transport, path, wanted, skipped):
             if status == 404:
-                members.pop(href, None)
+                self._bury(path, href, read.members.pop(href, None))
                 continue
-            if etag and etag != members.get(href):
-                self._forget(href, members.get(href))
-                members[href] = etag
-            fetched[href] = data
+            if etag and etag != read.members.get(href):
+                self._forget(href, read.members.get(href))
+                read.members[href] = etag
+            read.fetched[href] = data
+
+    def _sorted(self, transport: Transport, path: str, read: _Pass, *, kind: Kind, window: Window,
+                limits: Limits) -> list[Resource]:
+        """The members holding `kind`, with their facts."""
         resources = []
         doubtful: list[Resource] = []
-        for n, (href, etag) in enumerate(members.items()):
+        for n, (href, etag) in enumerate(read.members.items()):
             if n % 64 == 0:
                 _check_deadline(path)
-            facts = self._facts(href, etag, fetched.get(href), options.limits)
-            resource = Resource(href, etag, fetched.get(href), facts)
-            if href in unsorted:
+            facts = self._facts(href, etag, read.fetched.get(href), limits)
+            resource = Resource(href, etag, read.fetched.get(href), facts)
+            if href in read.unsorted:
                 # Listed without the server filtering on the kind: it may hold the other kind only.
                 if isinstance(facts, Unreadable) and not facts.components:
                     doubtful.append(resource)  # no data, or none we can read: the server decides
@@ -291,13 +359,17 @@ class CalDAVReader:
             # Rare (a damaged or empty resource): one etag listing for the kind says which are ours.
             listed = etags.listing(transport, path, kind=kind, window=window, skipped=[])
             resources.extend(r for r in doubtful if r.href in listed)
-        self.states.put(key, SyncState.of(token, {r.href: r.etag for r in resources if r.etag}))
-        return resources + odd
+        return resources
 
     def _forget(self, href: str, etag: str | None) -> None:
         if etag is not None:
             self.facts.discard((href, etag))
             self.built.discard((href, etag))
+
+    def _bury(self, path: str, href: str, etag: str | None) -> None:
+        """A member the server no longer holds: forgotten, and marked should its href come back."""
+        self._forget(href, etag)
+        self.tombstones.bury(path, href, etag)
 
     def _built(self, href: str, etag: str, facts: Any, *, kind: Kind, collection_path: str,
                window: Window, tz: tzinfo | None, limits: Limits) -> tuple[Item, ...]:
