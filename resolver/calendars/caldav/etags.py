@@ -7,7 +7,7 @@ from resolver.calendars.base import SkippedResource
 from resolver.calendars.caldav.http import Transport, unavailable
 from resolver.calendars.caldav.members import member_path
 from resolver.calendars.caldav.multistatus import (
-    CALENDAR_DATA, GETETAG, GETLASTMODIFIED, Multistatus, multiget_body, query_body,
+    CALENDAR_DATA, GETETAG, GETLASTMODIFIED, Multistatus, multiget_body, propfind_body, query_body,
 )
 from resolver.calendars.ical import Window
 from resolver.domain.items import Kind
@@ -43,6 +43,21 @@ def listing(transport: Transport, path: str, *, kind: Kind, window: Window,
             if stamps is not None and stamp:
                 stamps[href] = stamp
     return members
+
+
+def members(transport: Transport, path: str) -> dict[str, str]:
+    """Every member of the collection, href -> ETag, as its Depth 1 PROPFIND lists them (any kind)."""
+    answer = transport.propfind(path, propfind_body(GETETAG), depth=1)
+    if answer.status in (401, 403):
+        raise unavailable("unauthorized", "The calendar server refused our credentials.")
+    if answer.multistatus is None:
+        raise unavailable(f"http_{answer.status}")
+    listed: dict[str, str] = {}
+    for response in answer.multistatus.responses:
+        href = member_path(transport.origin, response.href, collection=path, skipped=[])
+        if href is not None and href.rstrip("/") != path.rstrip("/"):
+            listed[href] = response.text(GETETAG) or ""
+    return listed
 
 
 def multiget(transport: Transport, path: str, hrefs: list[str],

@@ -7,6 +7,7 @@ from typing import Any
 
 from resolver.calendars.base import SkippedResource
 from resolver.calendars.caldav.account import Origin
+from resolver.calendars.caldav.hrefs import usable
 
 logger = logging.getLogger("resolver.calendars")
 
@@ -30,9 +31,13 @@ def member_path(origin: Origin, raw: str, *, collection: str, skipped: list[Skip
 
     An item elsewhere is never read: its href would send the caller, and any
     write it makes with its own credentials, to a host the account never named.
+    A path that is not a valid URI reference (a raw space, a lone `%`) gets
+    only its forbidden characters escaped (hrefs.usable); a valid one is kept
+    byte for byte.
     """
     path = origin.path_of(raw, base=collection)
     if path is None:
         logger.warning("skipped resource %s: %s", raw, FOREIGN_ORIGIN)
         skipped.append(SkippedResource(raw, FOREIGN_ORIGIN))
-    return path
+        return None
+    return usable(path)

@@ -32,11 +32,11 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone, tzinfo
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from resolver import deadline
 from resolver.calendars.base import FetchResult, SkippedResource
-from resolver.calendars.caldav import discovery, etags, full, sync
+from resolver.calendars.caldav import discovery, etags, full, hrefs, sync
 from resolver.calendars.caldav.account import CalDAVAccount
 from resolver.calendars.caldav.caches import (
     DEFAULT_CAPACITY, Budget, FilterMemory, ParseMemo, Parsed, SyncState, SyncStates, Tombstones, Unreadable,
@@ -50,12 +50,15 @@ from resolver.calendars.ical import (
 )
 from resolver.domain.errors import CollectionNotFound
 from resolver.domain.items import Collection, Item, Kind
+from resolver.lru import LRU
 
 logger = logging.getLogger("resolver.calendars")
 
 SYNC_MODES = ("auto", "off")
 # Accounts one registry keeps readers for; the least recently used is dropped beyond.
 MAX_READERS = 10_000
+# Sync-report hrefs per reader whose listing form is remembered (hrefs.agree).
+MAX_ALIASES = 10_000
 
 
 @dataclass(frozen=True)
@@ -86,6 +89,9 @@ class _Pass:
     stamps: dict[str, str] = field(default_factory=dict)  # href -> getlastmodified (no sync)
     # Answers without a usable status or ETag: skipped, never remembered.
     odd: list[Resource] = field(default_factory=list)
+    # False when the sync state may have lost a member (a listed href the
+    # server did not find): not kept, the next request reads afresh.
+    keep: bool = True
 
 
 def _check_deadline(where: str) -> None:
@@ -109,6 +115,8 @@ class CalDAVReader:
         self.states = SyncStates()
         self.filter_memory = FilterMemory()
         self.tombstones = Tombstones()
+        # (collection path, href as a sync report spelled it) -> the listing's form (hrefs.agree).
+        self.aliases: LRU[tuple[str, str], str] = LRU(MAX_ALIASES)
         self._home: str | None = None
         self._limits: Limits | None = None
         self._lock = threading.Lock()
@@ -126,6 +134,7 @@ class CalDAVReader:
         self.states.clear()
         self.filter_memory.clear()
         self.tombstones.clear()
+        self.aliases.clear()
         self._home = None
         self.client.close()
 
@@ -240,7 +249,9 @@ class CalDAVReader:
         read = None
         if state is not None and state.token is not None:
             delta = sync.changes(transport, path, state.token, skipped)
-            read = self._from_delta(path, state, delta) if delta is not None else None
+            if delta is not None:
+                self._agree(transport, path, delta, known=state.members)
+                read = self._from_delta(path, state, delta)
         elif state is not None:
             read = self._from_listing(transport, path, state, kind=kind, window=window, skipped=skipped)
         if read is None:
@@ -252,9 +263,35 @@ class CalDAVReader:
                 read.recheck.add(href)  # back after a deletion: its ETag may be an old one reused
         self._download(transport, path, read, skipped)
         resources = self._sorted(transport, path, read, kind=kind, window=window, limits=options.limits)
-        self.states.put(key, SyncState.of(read.token, {r.href: r.etag for r in resources if r.etag},
-                                          {r.href: read.stamps[r.href] for r in resources if r.href in read.stamps}))
+        if read.keep:
+            stamps = {r.href: read.stamps[r.href] for r in resources if r.href in read.stamps}
+            self.states.put(key, SyncState.of(read.token, {r.href: r.etag for r in resources if r.etag}, stamps))
+        else:
+            self.states.drop(key)
         return resources + read.odd
+
+    def _agree(self, transport: Transport, path: str, changes: sync.Changes, *, known: Mapping[str, str]) -> None:
+        """A sync report's hrefs in the collection's own form (hrefs.py), renamed in place.
+
+        An href already met is renamed from memory; a suspect one new to the
+        reader costs one Depth 1 PROPFIND of the collection, once. A deleted
+        href is matched against the members the reader knows.
+        """
+        listed = list(changes.updates) + changes.odd
+        fresh = [h for h in listed if hrefs.suspect(h) and (path, h) not in self.aliases]
+        if fresh:
+            found = hrefs.agree(fresh, list(etags.members(transport, path)))
+            for href in fresh:
+                self.aliases.put((path, href), found.get(href, href))
+        gone = hrefs.agree([h for h in changes.deleted if hrefs.suspect(h)], list(known))
+
+        def form(href: str) -> str:
+            return gone.get(href) or self.aliases.get((path, href)) or href
+
+        changes.updates = {form(h): etag for h, etag in changes.updates.items()}
+        changes.data = {form(h): text for h, text in changes.data.items()}
+        changes.deleted = [form(h) for h in changes.deleted]
+        changes.odd = [form(h) for h in changes.odd]
 
     def _from_delta(self, path: str, state: SyncState, delta: sync.Changes) -> _Pass:
         """A sync report's changes over the remembered members.
@@ -294,6 +331,8 @@ class CalDAVReader:
                     window: Window, options: ReadOptions, skipped: list[SkippedResource]) -> _Pass:
         """Every member with its data: the initial sync where it carries the data, else a calendar-query."""
         first = sync.initial(transport, path, skipped) if options.sync == "auto" else None
+        if first is not None:
+            self._agree(transport, path, first, known={})
         read = _Pass(token=first.token if first is not None else None)
         if first is not None and (first.data or not first.updates):
             read.members = dict(first.updates)
@@ -331,6 +370,8 @@ class CalDAVReader:
         for href, etag, data, status in etags.multiget(transport, path, wanted, skipped):
             if status == 404:
                 self._bury(path, href, read.members.pop(href, None))
+                # Listed as there, yet not found: the next request reads the collection afresh.
+                read.keep = read.token is None
                 continue
             if etag and etag != read.members.get(href):
                 self._forget(href, read.members.get(href))
