@@ -321,6 +321,8 @@ def verify(url: str, username: str, password: str) -> list[Collection]:
         reason = str(err.details.get("reason", ""))
         if reason == "unauthorized":
             raise _refuse("unauthorized", "The server refused this username and password.") from None
+        if reason == "forbidden":
+            raise _refuse("forbidden", "The server refused access to that address (not this user's calendars?).") from None
         if reason in ("unreachable", "timeout"):
             raise _refuse("unreachable", "The server could not be reached (no answer, or too slow).") from None
         raise _refuse("not_caldav", "That address answered, but not as a CalDAV server.") from None

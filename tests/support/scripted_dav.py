@@ -78,6 +78,10 @@ class ScriptedDAV:
         self._serial = 0
         self._clock = 0
         self._epoch = 0
+        # PROPFIND paths answered 403 (Radicale, for a path not the user's), and an HTML page at
+        # /.well-known/caldav (SOGo without its Apache front).
+        self.forbidden: set[str] = set()
+        self.well_known_html = False
         self._lock = threading.Lock()
         server = self
 
@@ -162,6 +166,12 @@ class ScriptedDAV:
                 if found is None:
                     return self._send(handler, 404, b"", "text/plain")
                 return self._send(handler, 200, found.text.encode(), "text/calendar", etag=found.etag)
+            if handler.command == "PROPFIND" and handler.path in self.forbidden:
+                return self._send(handler, 403, b"Access to this resource is forbidden", "text/plain")
+            if handler.command == "PROPFIND" and handler.path.startswith("/.well-known/caldav"):
+                if self.well_known_html:
+                    return self._send(handler, 200, b"<html><body>SOGo</body></html>", "text/html")
+                return self._send(handler, 301, b"", "text/plain", location=f"/dav/{USER}/")
             if handler.command == "PROPFIND":
                 answer = self._propfind(handler.path, handler.headers.get("Depth", "0"))
             elif report == "sync-collection":
@@ -175,9 +185,12 @@ class ScriptedDAV:
         self._send(handler, 207, answer.encode())
 
     def _send(self, handler: BaseHTTPRequestHandler, status: int, body: bytes,
-              content_type: str = "application/xml; charset=utf-8", etag: str | None = None) -> None:
+              content_type: str = "application/xml; charset=utf-8", etag: str | None = None,
+              location: str | None = None) -> None:
         handler.send_response(status)
         handler.send_header("Content-Type", content_type)
+        if location:
+            handler.send_header("Location", location)
         handler.send_header("Content-Length", str(len(body)))
         if etag:
             handler.send_header("ETag", etag)

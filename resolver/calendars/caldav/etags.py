@@ -4,7 +4,8 @@ from __future__ import annotations
 from typing import Iterator
 
 from resolver.calendars.base import SkippedResource
-from resolver.calendars.caldav.http import Transport, unavailable
+from resolver.calendars.caldav.discovery import checked
+from resolver.calendars.caldav.http import Transport
 from resolver.calendars.caldav.members import member_path
 from resolver.calendars.caldav.multistatus import (
     CALENDAR_DATA, GETETAG, GETLASTMODIFIED, Multistatus, multiget_body, propfind_body, query_body,
@@ -18,12 +19,7 @@ MULTIGET_BATCH = 2000
 
 def report(transport: Transport, path: str, body: bytes, *, depth: int | None) -> Multistatus:
     """A REPORT that must answer with a multistatus; anything else makes the calendar unavailable."""
-    answer = transport.report(path, body, depth=depth)
-    if answer.status in (401, 403):
-        raise unavailable("unauthorized", "The calendar server refused our credentials.")
-    if answer.multistatus is None:
-        raise unavailable(f"http_{answer.status}")
-    return answer.multistatus
+    return checked(transport.report(path, body, depth=depth))
 
 
 def listing(transport: Transport, path: str, *, kind: Kind, window: Window,
@@ -47,13 +43,8 @@ def listing(transport: Transport, path: str, *, kind: Kind, window: Window,
 
 def members(transport: Transport, path: str) -> dict[str, str]:
     """Every member of the collection, href -> ETag, as its Depth 1 PROPFIND lists them (any kind)."""
-    answer = transport.propfind(path, propfind_body(GETETAG), depth=1)
-    if answer.status in (401, 403):
-        raise unavailable("unauthorized", "The calendar server refused our credentials.")
-    if answer.multistatus is None:
-        raise unavailable(f"http_{answer.status}")
     listed: dict[str, str] = {}
-    for response in answer.multistatus.responses:
+    for response in checked(transport.propfind(path, propfind_body(GETETAG), depth=1)).responses:
         href = member_path(transport.origin, response.href, collection=path, skipped=[])
         if href is not None and href.rstrip("/") != path.rstrip("/"):
             listed[href] = response.text(GETETAG) or ""

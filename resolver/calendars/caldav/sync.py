@@ -44,7 +44,7 @@ def _send(transport: Transport, path: str, token: str, *, data: bool) -> Answer 
     try:
         answer = transport.report(path, sync_body(token, data=data), depth=0)
     except CalendarUnavailable as err:
-        if err.details.get("reason") in ("timeout", "unreachable", "unauthorized", "response_too_large",
+        if err.details.get("reason") in ("timeout", "unreachable", "unauthorized", "forbidden", "response_too_large",
                                          "foreign_origin"):
             raise
         logger.info("sync failed for %s (%s): read another way", path, err.details.get("reason"))
