@@ -203,7 +203,7 @@ class ScriptedDAV:
         if path.rstrip("/") == COLLECTION.rstrip("/"):
             out.append(_ok(COLLECTION, "<D:resourcetype><D:collection/><C:calendar/></D:resourcetype>"))
             if depth != "0":
-                out += [_ok(listing_href(n), f"<D:getetag>{escape(s.etag)}</D:getetag>")
+                out += [_ok(listing_href(n), self._props(s, {"getlastmodified"})[0])
                         for n, s in sorted(self.store.items())]
         else:
             out.append(_ok(path, f"<D:current-user-principal><D:href>{home}</D:href></D:current-user-principal>"

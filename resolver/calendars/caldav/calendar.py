@@ -52,7 +52,8 @@ class CalDAVCalendar:
         return CalDAVAccount(url=self.url, username=self.username, password=self.password, label=self.label)
 
     def reader(self) -> CalDAVReader:
-        registry = self.registry or readers()
+        # `is None`, not `or`: an empty registry is falsy (it has a length).
+        registry = self.registry if self.registry is not None else readers()
         if self.parse_cache_items > 0:
             # Off (0) leaves the shared budget alone: another calendar may use it.
             registry.configure(self.parse_cache_items)

@@ -41,13 +41,25 @@ def listing(transport: Transport, path: str, *, kind: Kind, window: Window,
     return members
 
 
-def members(transport: Transport, path: str) -> dict[str, str]:
-    """Every member of the collection, href -> ETag, as its Depth 1 PROPFIND lists them (any kind)."""
+def members(transport: Transport, path: str, skipped: list[SkippedResource] | None = None,
+            stamps: dict[str, str] | None = None) -> dict[str, str]:
+    """Every member of the collection, href -> ETag, as its Depth 1 PROPFIND lists them (any kind).
+
+    With `stamps`, each member's DAV:getlastmodified goes there: every server
+    tested answers it to a PROPFIND, where SOGo leaves it out of a calendar-query.
+    """
+    body = propfind_body(GETETAG, *([GETLASTMODIFIED] if stamps is not None else []))
     listed: dict[str, str] = {}
-    for response in checked(transport.propfind(path, propfind_body(GETETAG), depth=1)).responses:
-        href = member_path(transport.origin, response.href, collection=path, skipped=[])
-        if href is not None and href.rstrip("/") != path.rstrip("/"):
-            listed[href] = response.text(GETETAG) or ""
+    for response in checked(transport.propfind(path, body, depth=1)).responses:
+        etag = response.text(GETETAG)
+        href = member_path(transport.origin, response.href, collection=path,
+                           skipped=skipped if skipped is not None else [])
+        if href is None or href.rstrip("/") == path.rstrip("/") or response.status != 200 or not etag:
+            continue
+        listed[href] = etag
+        stamp = response.text(GETLASTMODIFIED)
+        if stamps is not None and stamp:
+            stamps[href] = stamp
     return listed
 
 

@@ -314,17 +314,25 @@ class CalDAVReader:
 
     def _from_listing(self, transport: Transport, path: str, state: SyncState, *, kind: Kind, window: Window,
                       skipped: list[SkippedResource]) -> _Pass:
-        """No WebDAV sync on this server: list the ETags (and modification times), fetch what is new."""
+        """No WebDAV sync here (or sync off): list ETags and modification times, fetch what is new.
+
+        The listing is the collection's Depth 1 PROPFIND, both kinds (the memo
+        sorts them): it carries getlastmodified on every server tested. A
+        member under the same ETag but written since (or whose time was not
+        known) is downloaded again and compared: SOGo hands an ETag out again
+        after a DELETE + PUT.
+        """
         read = _Pass()
-        read.members = etags.listing(transport, path, kind=kind, window=window, skipped=skipped, stamps=read.stamps)
+        read.members = etags.members(transport, path, skipped, stamps=read.stamps)
+        read.unsorted.update(read.members)
         for href, etag in state.members.items():
             now = read.members.get(href)
             if now is None:
                 self._bury(path, href, etag)
             elif now != etag:
                 self._forget(href, etag)
-            elif state.stamps.get(href) != read.stamps.get(href):
-                read.recheck.add(href)  # same ETag, written again since: the ETag alone is not believed
+            elif href in read.stamps and state.stamps.get(href) != read.stamps[href]:
+                read.recheck.add(href)
         return read
 
     def _from_first(self, transport: Transport, path: str, previous: SyncState | None, *, kind: Kind,
