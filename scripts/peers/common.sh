@@ -37,7 +37,7 @@ stop_pid() {
   local pidfile="$1"
   if running "$pidfile"; then
     kill "$(cat "$pidfile")" 2>/dev/null || true
-    for _ in $(seq 50); do running "$pidfile" || break; sleep 0.1; done
+    for _ in $(seq 150); do running "$pidfile" || break; sleep 0.1; done
   fi
   rm -f "$pidfile"
 }
@@ -49,6 +49,15 @@ wait_port() {
     sleep 0.1
   done
   log "nothing answers on 127.0.0.1:$1"; return 1
+}
+
+# Wait until nothing listens on 127.0.0.1:$1 any more (a stopped server's children may linger).
+wait_port_free() {
+  for _ in $(seq 100); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null || return 0
+    sleep 0.1
+  done
+  log "127.0.0.1:$1 is still taken"; return 1
 }
 
 # Write the peer's url file: what the compatibility suite reads.

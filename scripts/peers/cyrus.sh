@@ -11,7 +11,7 @@ IMAP_PORT=$((PORT + 1))
 PIDFILE="$DIR/master.pid"
 BIN=/usr/lib/cyrus/bin
 
-if [ "${1:-start}" = stop ]; then stop_pid "$PIDFILE"; exit 0; fi
+if [ "${1:-start}" = stop ]; then stop_pid "$PIDFILE"; wait_port_free "$PORT"; exit 0; fi
 apt_install cyrus-imapd cyrus-caldav sasl2-bin cyrus-admin
 mkdir -p "$DIR"/{config,spool,run/socket,run/lock,run/proc}
 chmod 755 "$PEERS_DIR" "$DIR"

@@ -11,7 +11,7 @@ DB="${LIFEPROJECT_DAVICAL_DB:-lp_davical}"
 PG="${LIFEPROJECT_PEERS_POSTGRES:--h 127.0.0.1 -U postgres}"
 PIDFILE="$DIR/apache2.pid"
 
-if [ "${1:-start}" = stop ]; then stop_pid "$PIDFILE"; exit 0; fi
+if [ "${1:-start}" = stop ]; then stop_pid "$PIDFILE"; wait_port_free "$PORT"; exit 0; fi
 mkdir -p "$DIR"
 apt_install davical apache2 libapache2-mod-php php-pgsql
 

@@ -13,7 +13,7 @@ PG="${LIFEPROJECT_PEERS_POSTGRES:--h 127.0.0.1 -U postgres}"
 PIDFILE="$DIR/sogod.pid"
 MC_PIDFILE="$DIR/memcached.pid"
 
-if [ "${1:-start}" = stop ]; then stop_pid "$PIDFILE"; stop_pid "$MC_PIDFILE"; exit 0; fi
+if [ "${1:-start}" = stop ]; then stop_pid "$PIDFILE"; stop_pid "$MC_PIDFILE"; wait_port_free "$PORT"; exit 0; fi
 apt_install sogo memcached
 mkdir -p "$DIR/home"
 chmod 755 "$PEERS_DIR"
