@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone, tzinfo
 from typing import Any, Mapping, Sequence
@@ -496,9 +495,8 @@ class ReaderRegistry:
     def __init__(self, capacity: int = DEFAULT_CAPACITY, *, max_readers: int = MAX_READERS) -> None:
         self.facts_budget = Budget(capacity)
         self.built_budget = Budget(capacity)
-        self._readers: OrderedDict[CalDAVAccount, CalDAVReader] = OrderedDict()
+        self._readers: LRU[CalDAVAccount, CalDAVReader] = LRU(max_readers)
         self._lock = threading.Lock()
-        self._max = max_readers
 
     def configure(self, capacity: int) -> None:
         if self.facts_budget.capacity != capacity:
@@ -511,49 +509,64 @@ class ReaderRegistry:
     def get(self, account: CalDAVAccount) -> CalDAVReader:
         with self._lock:
             reader = self._readers.get(account)
-            if reader is None:
-                reader = CalDAVReader(account, facts_budget=self.facts_budget, built_budget=self.built_budget)
-                self._readers[account] = reader
-                while len(self._readers) > self._max:
-                    _, dropped = self._readers.popitem(last=False)
-                    dropped.forget()
-            else:
-                self._readers.move_to_end(account)
-            return reader
+            if reader is not None:
+                return reader
+            reader = CalDAVReader(account, facts_budget=self.facts_budget, built_budget=self.built_budget)
+            dropped = self._readers.put(account, reader)
+        for _, old in dropped:
+            old.forget()
+        return reader
 
     def drop(self, account: CalDAVAccount) -> None:
-        with self._lock:
-            reader = self._readers.pop(account, None)
+        reader = self._readers.pop(account)
         if reader is not None:
             reader.forget()
 
     def readers(self) -> list[CalDAVReader]:
-        with self._lock:
-            return list(self._readers.values())
+        return self._readers.values()
 
     def clear(self) -> None:
         """Forget every reader (what a new process starts with)."""
-        with self._lock:
-            readers, self._readers = list(self._readers.values()), OrderedDict()
-        for reader in readers:
+        for _, reader in self._readers.clear():
             reader.forget()
 
     def __len__(self) -> int:
         return len(self._readers)
 
+    def __bool__(self) -> bool:
+        # An empty registry is still a registry (`registry or default` must not replace it).
+        return True
 
-# The process's registry, like django.db.connections: one per process, shared
-# by its threads. Tests and benchmarks replace it with a fresh one
-# (`use_registry`) instead of resetting what it holds.
-_default = ReaderRegistry()
+
+class ProcessReaders:
+    """Which ReaderRegistry the process reads through: one per process, shared by its threads.
+
+    Like django.db.connections, the process has one; tests and benchmarks
+    put a fresh one in place (`use`) instead of resetting what it holds.
+    """
+
+    def __init__(self) -> None:
+        self._registry = ReaderRegistry()
+        self._lock = threading.Lock()
+
+    @property
+    def registry(self) -> ReaderRegistry:
+        return self._registry
+
+    def use(self, registry: ReaderRegistry) -> ReaderRegistry:
+        """Make `registry` the process's; return the one it replaces."""
+        with self._lock:
+            previous, self._registry = self._registry, registry
+        return previous
+
+
+PROCESS_READERS = ProcessReaders()
 
 
 def readers() -> ReaderRegistry:
-    return _default
+    return PROCESS_READERS.registry
 
 
 def use_registry(registry: ReaderRegistry) -> ReaderRegistry:
     """Make `registry` the process's, and return the one it replaces (tests, benchmarks)."""
-    global _default
-    previous, _default = _default, registry
-    return previous
+    return PROCESS_READERS.use(registry)
