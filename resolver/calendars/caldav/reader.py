@@ -114,6 +114,9 @@ class CalDAVReader:
         self.states = SyncStates()
         self.filter_memory = FilterMemory()
         self.tombstones = Tombstones()
+        # False once this server's initial sync-collection came without calendar-data
+        # (DAViCal, Xandikos): later ones do not ask for it (_from_first).
+        self.sync_sends_data = True
         # (collection path, href as a sync report spelled it) -> the listing's form (hrefs.agree).
         self.aliases: LRU[tuple[str, str], str] = LRU(MAX_ALIASES)
         self._home: str | None = None
@@ -336,12 +339,22 @@ class CalDAVReader:
 
     def _from_first(self, transport: Transport, path: str, previous: SyncState | None, *, kind: Kind,
                     window: Window, options: ReadOptions, skipped: list[SkippedResource]) -> _Pass:
-        """Every member with its data: the initial sync where it carries the data, else a calendar-query."""
-        first = sync.initial(transport, path, skipped) if options.sync == "auto" else None
+        """Every member with its data: the initial sync where it carries the data, else a calendar-query.
+
+        A server whose sync listing comes without the data (DAViCal, Xandikos)
+        is remembered as such, and a collection of at most one multiget's worth
+        is then read from the listing with one calendar-multiget of both kinds:
+        as many round trips as the kind's calendar-query, and the other kind's
+        first read then needs its sync report only (the memo holds its data).
+        """
+        first = (sync.initial(transport, path, skipped, data=self.sync_sends_data)
+                 if options.sync == "auto" else None)
         if first is not None:
             self._agree(transport, path, first, known={})
+            if first.updates and not first.data:
+                self.sync_sends_data = False
         read = _Pass(token=first.token if first is not None else None)
-        if first is not None and (first.data or not first.updates):
+        if first is not None and (first.data or not first.updates or len(first.updates) <= etags.MULTIGET_BATCH):
             read.members = dict(first.updates)
             read.unsorted.update(read.members)
             read.odd.extend(Resource(href, None, None) for href in first.odd)

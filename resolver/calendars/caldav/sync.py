@@ -65,9 +65,9 @@ def changes(transport: Transport, path: str, token: str, skipped: list[SkippedRe
     return _read(transport, path, answer, skipped, initial=False)
 
 
-def initial(transport: Transport, path: str, skipped: list[SkippedResource]) -> Changes | None:
-    """Every member, its ETag and (where sent) its data, with the first token; or None."""
-    answer = _send(transport, path, "", data=True)
+def initial(transport: Transport, path: str, skipped: list[SkippedResource], *, data: bool = True) -> Changes | None:
+    """Every member, its ETag and (where sent, if asked) its data, with the first token; or None."""
+    answer = _send(transport, path, "", data=data)
     if answer is None:
         return None
     return _read(transport, path, answer, skipped, initial=True)
