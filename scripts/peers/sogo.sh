@@ -48,8 +48,9 @@ CONF
 chown -R sogo:sogo "$DIR"
 
 if ! running "$MC_PIDFILE"; then
-  memcached -d -u memcache -l 127.0.0.1 -p "$MEMCACHED_PORT" -m 32 -P "$MC_PIDFILE" 2>/dev/null \
-    || memcached -d -u nobody -l 127.0.0.1 -p "$MEMCACHED_PORT" -m 32 -P "$MC_PIDFILE"
+  # As the sogo user, which owns the directory its pid file is written to.
+  memcached -d -u sogo -l 127.0.0.1 -p "$MEMCACHED_PORT" -m 32 -P "$MC_PIDFILE"
+  wait_port "$MEMCACHED_PORT" 10
 fi
 if ! running "$PIDFILE"; then
   log "starting sogod on 127.0.0.1:$PORT"
