@@ -43,7 +43,7 @@ from resolver.domain.items import Collection, Item, Kind
 from resolver.domain.ports import CalendarSource
 
 if TYPE_CHECKING:
-    from resolver.calendars.base import FetchResult
+    from resolver.domain.ports import FetchResult
     from resolver.models import CalendarAccount
 
 SEPARATOR = "/"
@@ -228,7 +228,7 @@ class AccountsCalendar:
         return found
 
     def fetch(self, *, kind: Kind, collection_ids: Sequence[str] | None, time_zone: tzinfo) -> FetchResult:
-        from resolver.calendars.base import FetchResult
+        from resolver.domain.ports import FetchResult
 
         wanted: dict[str, list[str] | None]
         if collection_ids:
@@ -327,6 +327,8 @@ def verify(url: str, username: str, password: str) -> list[Collection]:
             raise _refuse("unauthorized", "The server refused this username and password.") from None
         if reason == "address_not_allowed":
             raise _refuse("address_not_allowed", NOT_ALLOWED) from None
+        if reason == "forbidden":
+            raise _refuse("forbidden", "The server refused access to that address (not this user's calendars?).") from None
         if reason in ("unreachable", "timeout"):
             raise _refuse("unreachable", "The server could not be reached (no answer, or too slow).") from None
         raise _refuse("not_caldav", "That address answered, but not as a CalDAV server.") from None

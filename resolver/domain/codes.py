@@ -216,6 +216,7 @@ class CalendarFailure(StrEnum):
     TIMEOUT = "timeout"
     UNREACHABLE = "unreachable"
     UNAUTHORIZED = "unauthorized"
+    FORBIDDEN = "forbidden"
     FOREIGN_ORIGIN = "foreign_origin"
     BAD_RESPONSE = "bad_response"
     RESPONSE_TOO_LARGE = "response_too_large"
@@ -239,6 +240,7 @@ class AccountRejection(StrEnum):
     """Why a CalDAV account offered for connecting was refused: `details.reason` of account_rejected."""
 
     UNAUTHORIZED = "unauthorized"
+    FORBIDDEN = "forbidden"
     UNREACHABLE = "unreachable"
     NOT_CALDAV = "not_caldav"
     ADDRESS_NOT_ALLOWED = "address_not_allowed"

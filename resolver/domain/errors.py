@@ -78,7 +78,7 @@ class NoCalendarAccount(ResolverError):
 class AccountRejected(ResolverError):
     """A CalDAV account offered for connecting failed its live check; nothing was saved.
 
-    `details.reason`: unauthorized, unreachable, not_caldav, address_not_allowed, invalid,
+    `details.reason`: unauthorized, forbidden, unreachable, not_caldav, address_not_allowed, invalid,
     too_many_accounts.
     """
 

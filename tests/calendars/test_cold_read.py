@@ -44,9 +44,17 @@ def test_cold_read__discovery_combined_then_one_sync_per_collection(live, sent) 
         assert cold.requests == 2 + collections
     else:
         # Xandikos: principal, home, listing; its sync lists members without data,
-        # so the kind's calendar-query follows (no token PROPFIND, no multiget).
+        # so one calendar-multiget of the listed members follows (both kinds: the
+        # other kind's cold read then needs its sync only), and the reader stops
+        # asking this server's initial syncs for data after the first.
         assert cold.requests == 3 + 2 * collections
-        assert not any(b"calendar-multiget" in body for body in reports)
+        assert all(b"calendar-multiget" in body for body in reports[1::2])
+        syncs = [body for body in reports if b"sync-collection" in body]
+        assert b"calendar-data" in syncs[0] and not any(b"calendar-data" in body for body in syncs[1:])
+        sent.clear()
+        events = calendar.fetch(kind=Kind.EVENT, collection_ids=None)
+        # The events came with the tasks' multiget: the home's listing and one sync per collection.
+        assert events.requests == 1 + collections, [(m, p) for m, p, _b in sent]
     sent.clear()
     warm = calendar.fetch(kind=Kind.TASK, collection_ids=None)
     # The remembered home's listing, then one sync-collection per collection.

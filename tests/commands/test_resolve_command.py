@@ -42,6 +42,15 @@ def test_command__clarification_json(live):
     assert len(body["data"]["candidates"]) == 19
 
 
+def test_command__json_stderr_is_json_lines_only(live):
+    """A warning (the judge is off here) is a JSON line like the log lines, never plain text."""
+    code, out, err = run("--text", "bulk chore", "--kind", "task", "--json")
+    warnings = [w["code"] for w in json.loads(out)["warnings"]]
+    lines = [json.loads(line) for line in err.splitlines() if line.strip()]
+    assert code == 3 and "judgment_unavailable" in warnings
+    assert [line["warning"] for line in lines if "warning" in line] == warnings
+
+
 def test_command__collection_option(live):
     code, out, _ = run("--text", "Team offsite planning", "--kind", "task", "--collection", "personal", "--json")
     assert code == 0 and json.loads(out)["data"]["collection_id"] == "personal"

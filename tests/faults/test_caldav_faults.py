@@ -61,8 +61,8 @@ CASES = [
     Case("401-wrong-username", lambda server: nullcontext(), frozenset({"unauthorized"}),
          settings={"CALDAV_USERNAME": "mallory", "CALDAV_PASSWORD": "not-the-password"}),
     Case("401-injected", _inject(Fault.status_code(401)), frozenset({"unauthorized"})),
-    Case("403-injected", _inject(Fault.status_code(403)), frozenset({"unauthorized"})),
-    Case("403-report", _inject(Fault.status_code(403, methods={"REPORT"})), frozenset({"unauthorized"})),
+    Case("403-injected", _inject(Fault.status_code(403)), frozenset({"forbidden"})),
+    Case("403-report", _inject(Fault.status_code(403, methods={"REPORT"})), frozenset({"forbidden"})),
     Case("broken-xml-discovery", _inject(Fault.broken_xml(methods={"PROPFIND"})), frozenset({"bad_response"})),
     Case("broken-xml-report", _inject(Fault.broken_xml(methods={"REPORT"})), frozenset({"bad_response"})),
 ]

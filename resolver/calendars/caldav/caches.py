@@ -22,13 +22,15 @@ just reported. Never in Django's cache (which holds provenance only).
 """
 from __future__ import annotations
 
+import hashlib
 import re
 import threading
 import time
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Hashable, Mapping
+
+from resolver.lru import LRU
 
 # (href, ETag): the reader is the account.
 MemoKey = tuple[str, str]
@@ -38,6 +40,8 @@ StateKey = tuple[str, str]
 DEFAULT_CAPACITY = 100_000
 # Collections times kinds: far more than one account has; a bound all the same.
 MAX_STATES = 10_000
+# Deleted hrefs remembered per reader (Tombstones); beyond, the oldest are forgotten.
+MAX_TOMBSTONES = 10_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +54,22 @@ class Unreadable:
 
     reason: str
     components: frozenset[str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    """A memo entry: the facts read from a resource, and a digest of the text they were read from.
+
+    The digest is what lets a memoised (href, ETag) be checked against data
+    the server sends again: other text under the same ETag replaces the entry.
+    """
+
+    digest: bytes
+    facts: Any
+
+
+def digest_of(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
 _BEGIN = re.compile(r"^BEGIN:(VTODO|VEVENT)\b", re.I | re.M)
@@ -67,43 +87,36 @@ class Budget:
 
     def __init__(self, capacity: int = DEFAULT_CAPACITY) -> None:
         self.lock = threading.RLock()
-        self._order: OrderedDict[tuple[int, Hashable], ParseMemo] = OrderedDict()
-        self._capacity = max(0, int(capacity))
+        self._order: LRU[tuple[int, Hashable], ParseMemo] = LRU(capacity)
 
     @property
     def capacity(self) -> int:
-        return self._capacity
+        return self._order.capacity
 
     @property
     def enabled(self) -> bool:
-        return self._capacity > 0
+        return self._order.capacity > 0
 
     def resize(self, capacity: int) -> None:
         with self.lock:
-            self._capacity = max(0, int(capacity))
-            self._evict()
+            self._evicted(self._order.resize(capacity))
 
     def __len__(self) -> int:
         return len(self._order)
 
     # The maps' side (called with the lock held).
     def _admit(self, owner: ParseMemo, key: Hashable) -> None:
-        slot = (id(owner), key)
-        self._order[slot] = owner
-        self._order.move_to_end(slot)
-        self._evict()
+        self._evicted(self._order.put((id(owner), key), owner))
 
     def _touch(self, owner: ParseMemo, key: Hashable) -> None:
-        slot = (id(owner), key)
-        if slot in self._order:
-            self._order.move_to_end(slot)
+        self._order.get((id(owner), key))
 
     def _forget(self, owner: ParseMemo, key: Hashable) -> None:
-        self._order.pop((id(owner), key), None)
+        self._order.pop((id(owner), key))
 
-    def _evict(self) -> None:
-        while len(self._order) > self._capacity:
-            (_, key), owner = self._order.popitem(last=False)
+    @staticmethod
+    def _evicted(dropped: list[tuple[tuple[int, Hashable], ParseMemo]]) -> None:
+        for (_, key), owner in dropped:
             owner._entries.pop(key, None)
 
 
@@ -167,48 +180,66 @@ class SyncState:
 
     token: str | None
     members: Mapping[str, str] = field(default_factory=dict)
+    # href -> DAV:getlastmodified, without sync only (reader: an ETag is not trusted alone).
+    stamps: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, token: str | None, members: dict[str, str]) -> SyncState:
-        return cls(token=token, members=MappingProxyType(dict(members)))
+    def of(cls, token: str | None, members: dict[str, str], stamps: dict[str, str] | None = None) -> SyncState:
+        return cls(token=token, members=MappingProxyType(dict(members)),
+                   stamps=MappingProxyType(dict(stamps or {})))
 
 
 class SyncStates:
     """Thread-safe, bounded map from StateKey to SyncState."""
 
     def __init__(self, capacity: int = MAX_STATES) -> None:
-        self._states: OrderedDict[StateKey, SyncState] = OrderedDict()
-        self._lock = threading.Lock()
-        self._capacity = capacity
+        self._states: LRU[StateKey, SyncState] = LRU(capacity)
 
     def get(self, key: StateKey) -> SyncState | None:
-        with self._lock:
-            state = self._states.get(key)
-            if state is not None:
-                self._states.move_to_end(key)
-            return state
+        return self._states.get(key)
 
     def put(self, key: StateKey, state: SyncState) -> None:
-        with self._lock:
-            self._states[key] = state
-            self._states.move_to_end(key)
-            while len(self._states) > self._capacity:
-                self._states.popitem(last=False)
+        self._states.put(key, state)
 
     def drop(self, key: StateKey) -> None:
-        with self._lock:
-            self._states.pop(key, None)
+        self._states.pop(key)
 
     def clear(self) -> None:
-        with self._lock:
-            self._states.clear()
+        self._states.clear()
 
     def items(self) -> list[tuple[StateKey, SyncState]]:
-        with self._lock:
-            return list(self._states.items())
+        return self._states.items()
 
     def __len__(self) -> int:
         return len(self._states)
+
+
+class Tombstones:
+    """The hrefs a reader saw deleted, per collection, with the ETag they had: bounded, thread-safe.
+
+    An href that comes back is read again and its content compared, whatever
+    its ETag: a server may hand out an ETag again after a DELETE (SOGo).
+    """
+
+    def __init__(self, capacity: int = MAX_TOMBSTONES) -> None:
+        self._marks: LRU[tuple[str, str], str | None] = LRU(capacity)
+
+    def bury(self, collection: str, href: str, etag: str | None) -> None:
+        self._marks.put((collection, href), etag)
+
+    def raised(self, collection: str, href: str) -> bool:
+        """Whether `href` was deleted since it was last read (and forget that it was)."""
+        key = (collection, href)
+        if key not in self._marks:
+            return False
+        self._marks.pop(key)
+        return True
+
+    def clear(self) -> None:
+        self._marks.clear()
+
+    def __len__(self) -> int:
+        return len(self._marks)
 
 
 class FilterMemory:

@@ -55,7 +55,8 @@ class CalDAVCalendar:
                              check_addresses=self.check_addresses)
 
     def reader(self) -> CalDAVReader:
-        registry = self.registry or readers()
+        # `is None`, not `or`: an empty registry is falsy (it has a length).
+        registry = self.registry if self.registry is not None else readers()
         if self.parse_cache_items > 0:
             # Off (0) leaves the shared budget alone: another calendar may use it.
             registry.configure(self.parse_cache_items)

@@ -4,11 +4,13 @@ from __future__ import annotations
 from typing import Iterator
 
 from resolver.domain.ports import SkippedResource
-from resolver.calendars.caldav.http import Transport, unavailable
+from resolver.calendars.caldav.discovery import checked
+from resolver.calendars.caldav.http import Transport
 from resolver.calendars.caldav.members import member_path
-from resolver.calendars.caldav.multistatus import CALENDAR_DATA, GETETAG, Multistatus, multiget_body, query_body
+from resolver.calendars.caldav.multistatus import (
+    CALENDAR_DATA, GETETAG, GETLASTMODIFIED, Multistatus, multiget_body, propfind_body, query_body,
+)
 from resolver.calendars.ical import Window
-from resolver.domain.codes import http_reason
 from resolver.domain.items import Kind
 
 # hrefs per calendar-multiget: bounds the request body (about 100 bytes an href).
@@ -17,18 +19,14 @@ MULTIGET_BATCH = 2000
 
 def report(transport: Transport, path: str, body: bytes, *, depth: int | None) -> Multistatus:
     """A REPORT that must answer with a multistatus; anything else makes the calendar unavailable."""
-    answer = transport.report(path, body, depth=depth)
-    if answer.status in (401, 403):
-        raise unavailable("unauthorized", "The calendar server refused our credentials.")
-    if answer.multistatus is None:
-        raise unavailable(http_reason(answer.status))
-    return answer.multistatus
+    return checked(transport.report(path, body, depth=depth))
 
 
 def listing(transport: Transport, path: str, *, kind: Kind, window: Window,
-            skipped: list[SkippedResource]) -> dict[str, str]:
-    """Every member of the kind, href -> ETag, without data."""
-    found = report(transport, path, query_body(kind, window, time_range=False, data=False), depth=1)
+            skipped: list[SkippedResource], stamps: dict[str, str] | None = None) -> dict[str, str]:
+    """Every member of the kind, href -> ETag, without data; each one's getlastmodified into `stamps`."""
+    body = query_body(kind, window, time_range=False, data=False, stamp=stamps is not None)
+    found = report(transport, path, body, depth=1)
     members: dict[str, str] = {}
     for response in found.responses:
         etag = response.text(GETETAG)
@@ -37,7 +35,32 @@ def listing(transport: Transport, path: str, *, kind: Kind, window: Window,
         href = member_path(transport.origin, response.href, collection=path, skipped=skipped)
         if href is not None:
             members[href] = etag
+            stamp = response.text(GETLASTMODIFIED)
+            if stamps is not None and stamp:
+                stamps[href] = stamp
     return members
+
+
+def members(transport: Transport, path: str, skipped: list[SkippedResource] | None = None,
+            stamps: dict[str, str] | None = None) -> dict[str, str]:
+    """Every member of the collection, href -> ETag, as its Depth 1 PROPFIND lists them (any kind).
+
+    With `stamps`, each member's DAV:getlastmodified goes there: every server
+    tested answers it to a PROPFIND, where SOGo leaves it out of a calendar-query.
+    """
+    body = propfind_body(GETETAG, *([GETLASTMODIFIED] if stamps is not None else []))
+    listed: dict[str, str] = {}
+    for response in checked(transport.propfind(path, body, depth=1)).responses:
+        etag = response.text(GETETAG)
+        href = member_path(transport.origin, response.href, collection=path,
+                           skipped=skipped if skipped is not None else [])
+        if href is None or href.rstrip("/") == path.rstrip("/") or response.status != 200 or not etag:
+            continue
+        listed[href] = etag
+        stamp = response.text(GETLASTMODIFIED)
+        if stamps is not None and stamp:
+            stamps[href] = stamp
+    return listed
 
 
 def multiget(transport: Transport, path: str, hrefs: list[str],

@@ -7,6 +7,7 @@ from typing import Any
 
 from resolver.domain.ports import SkippedResource
 from resolver.calendars.caldav.account import Origin
+from resolver.calendars.caldav.hrefs import usable
 
 logger = logging.getLogger("resolver.calendars")
 
@@ -21,6 +22,8 @@ class Resource:
     etag: str | None
     data: str | None
     facts: Any = None
+    # DAV:getlastmodified where it was asked (the etag-listing path), else None.
+    stamp: str | None = None
 
 
 def member_path(origin: Origin, raw: str, *, collection: str, skipped: list[SkippedResource]) -> str | None:
@@ -28,9 +31,13 @@ def member_path(origin: Origin, raw: str, *, collection: str, skipped: list[Skip
 
     An item elsewhere is never read: its href would send the caller, and any
     write it makes with its own credentials, to a host the account never named.
+    A path that is not a valid URI reference (a raw space, a lone `%`) gets
+    only its forbidden characters escaped (hrefs.usable); a valid one is kept
+    byte for byte.
     """
     path = origin.path_of(raw, base=collection)
     if path is None:
         logger.warning("skipped resource %s: %s", raw, FOREIGN_ORIGIN)
         skipped.append(SkippedResource(raw, FOREIGN_ORIGIN))
-    return path
+        return None
+    return usable(path)

@@ -33,6 +33,7 @@ PRINCIPAL = f"{{{DAV}}}current-user-principal"
 HOME_SET = f"{{{CALDAV}}}calendar-home-set"
 CALENDAR = f"{{{CALDAV}}}calendar"
 SYNC_TOKEN = f"{{{DAV}}}sync-token"
+GETLASTMODIFIED = f"{{{DAV}}}getlastmodified"
 
 
 def _xml(root: etree._Element) -> bytes:
@@ -56,7 +57,8 @@ def _utc(moment: datetime) -> str:
     return moment.astimezone(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
 
 
-def query_body(kind: Kind, window: Window, *, time_range: bool = True, data: bool = True) -> bytes:
+def query_body(kind: Kind, window: Window, *, time_range: bool = True, data: bool = True,
+               stamp: bool = False) -> bytes:
     """calendar-query asking for etag (and data), with only the filters servers evaluate cheaply.
 
     A filter may only ever return too much, never too little: the client
@@ -73,9 +75,12 @@ def query_body(kind: Kind, window: Window, *, time_range: bool = True, data: boo
     ended), and for incremental reads, whose memo must know every event.
     Either way the window is applied again on the client (`ical.items_from`).
     `data=False` asks for ETags only (the listing of the etag-only path).
+    `stamp=True` asks for DAV:getlastmodified too: where there is no sync
+    report, a resource deleted and put again under an ETag it had before
+    (SOGo counts ETags per href) shows only in its modification time.
     """
     root = etree.Element(f"{{{CALDAV}}}calendar-query", nsmap=_NS)
-    _prop(root, GETETAG, *([CALENDAR_DATA] if data else []))
+    _prop(root, GETETAG, *([CALENDAR_DATA] if data else []), *([GETLASTMODIFIED] if stamp else []))
     outer = _el(_el(root, f"{{{CALDAV}}}filter"), f"{{{CALDAV}}}comp-filter", name="VCALENDAR")
     if kind is Kind.TASK:
         _el(outer, f"{{{CALDAV}}}comp-filter", name="VTODO")

@@ -29,17 +29,17 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone, tzinfo
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from resolver import deadline
-from resolver.calendars.base import FetchResult, SkippedResource
-from resolver.calendars.caldav import discovery, etags, full, sync
+from resolver.domain.ports import FetchResult, SkippedResource
+from resolver.calendars.caldav import discovery, etags, full, hrefs, sync
 from resolver.calendars.caldav.account import CalDAVAccount
 from resolver.calendars.caldav.caches import (
-    DEFAULT_CAPACITY, Budget, FilterMemory, ParseMemo, SyncState, SyncStates, Unreadable, components_named,
+    DEFAULT_CAPACITY, Budget, FilterMemory, ParseMemo, Parsed, SyncState, SyncStates, Tombstones, Unreadable,
+    components_named, digest_of,
 )
 from resolver.calendars.caldav.http import DAVClient, Transport, unavailable
 from resolver.calendars.caldav.members import Resource
@@ -50,12 +50,15 @@ from resolver.calendars.ical import (
 from resolver.domain.errors import CollectionNotFound
 from resolver.domain.items import Collection, Item, Kind
 from resolver.domain.matching import MatchingMemo
+from resolver.lru import LRU
 
 logger = logging.getLogger("resolver.calendars")
 
 SYNC_MODES = ("auto", "off")
 # Accounts one registry keeps readers for; the least recently used is dropped beyond.
 MAX_READERS = 10_000
+# Sync-report hrefs per reader whose listing form is remembered (hrefs.agree).
+MAX_ALIASES = 10_000
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,25 @@ class ReadOptions:
     incremental: bool = True
     limits: Limits = Limits()
     filter_retry_seconds: float = 3600.0
+
+
+@dataclass
+class _Pass:
+    """One collection's incremental read while it is made (CalDAVReader._read_incremental)."""
+
+    members: dict[str, str] = field(default_factory=dict)  # href -> ETag
+    token: str | None = None
+    fetched: dict[str, str | None] = field(default_factory=dict)  # href -> text downloaded now
+    # hrefs whose kind the server did not choose (a sync lists both kinds).
+    unsorted: set[str] = field(default_factory=set)
+    # hrefs whose memo entry is not believed: downloaded and compared (_facts).
+    recheck: set[str] = field(default_factory=set)
+    stamps: dict[str, str] = field(default_factory=dict)  # href -> getlastmodified (no sync)
+    # Answers without a usable status or ETag: skipped, never remembered.
+    odd: list[Resource] = field(default_factory=list)
+    # False when the sync state may have lost a member (a listed href the
+    # server did not find): not kept, the next request reads afresh.
+    keep: bool = True
 
 
 def _check_deadline(where: str) -> None:
@@ -94,6 +116,12 @@ class CalDAVReader:
         self.filter_memory = FilterMemory()
         # Title indexes and title vectors of this account's items (matching.MatchingMemo).
         self.matching = MatchingMemo()
+        self.tombstones = Tombstones()
+        # False once this server's initial sync-collection came without calendar-data
+        # (DAViCal, Xandikos): later ones do not ask for it (_from_first).
+        self.sync_sends_data = True
+        # (collection path, href as a sync report spelled it) -> the listing's form (hrefs.agree).
+        self.aliases: LRU[tuple[str, str], str] = LRU(MAX_ALIASES)
         self._home: str | None = None
         self._limits: Limits | None = None
         self._lock = threading.Lock()
@@ -110,6 +138,8 @@ class CalDAVReader:
         self.built.clear()
         self.states.clear()
         self.filter_memory.clear()
+        self.tombstones.clear()
+        self.aliases.clear()
         self._home = None
         self.client.close()
 
@@ -189,101 +219,200 @@ class CalDAVReader:
                 self.facts.clear()
                 self.built.clear()
                 self.states.clear()
+                self.tombstones.clear()
             self._limits = limits
 
     def _facts(self, href: str, etag: str, text: str | None, limits: Limits) -> Any:
-        """ResourceFacts or Unreadable for one resource, parsed at most once per ETag."""
+        """ResourceFacts or Unreadable for one resource, parsed at most once per ETag and content.
+
+        Text sent again under a memoised ETag is compared with what the memo
+        was read from: other content replaces the entry (and its built items),
+        so an ETag never vouches for content on its own.
+        """
         key = (href, etag)
         known = self.facts.get(key)
-        if known is not None:
-            return known
         if text is None:
-            # Not remembered: the server may send the data next time.
-            return Unreadable("no calendar data", None)
+            # Not downloaded: the memo, or nothing (the server may send the data next time).
+            return known.facts if known is not None else Unreadable("no calendar data", None)
+        digest = digest_of(text)
+        if known is not None and known.digest == digest:
+            return known.facts
+        if known is not None:
+            logger.info("resource %s: new content under ETag %s: read again", href, etag)
+            self.built.discard(key)
         try:
             facts: Any = read_resource(text, limits=limits)
         except UnparseableResource as err:
             facts = Unreadable(err.reason, components_named(text))
-        self.facts.put(key, facts)
+        self.facts.put(key, Parsed(digest, facts))
         return facts
 
     def _read_incremental(self, transport: Transport, path: str, *, kind: Kind, window: Window,
                           options: ReadOptions, skipped: list[SkippedResource]) -> list[Resource]:
-        """The collection's resources of `kind` as the server holds them now; data only where new."""
+        """The collection's resources of `kind` as the server holds them now; data only where new or doubted."""
         key = (path, kind.value)
         state = self.states.get(key)
-        # hrefs whose kind the server did not choose (a sync lists both kinds).
-        unsorted: set[str] = set()
-        # Answers without a usable status or ETag: skipped, never remembered.
-        odd: list[Resource] = []
-        fetched: dict[str, str | None] = {}
-        token: str | None = None
-        delta = None
+        read = None
         if state is not None and state.token is not None:
             delta = sync.changes(transport, path, state.token, skipped)
-        if delta is not None:
-            token = delta.token
-            members = dict(state.members)  # type: ignore[union-attr]
-            for href in delta.deleted:
-                self._forget(href, members.pop(href, None))
-            for href, etag in delta.updates.items():
-                old = members.get(href)
-                if old != etag:
-                    self._forget(href, old)
-                members[href] = etag
-                unsorted.add(href)
-        elif state is not None and state.token is None:
-            # No WebDAV sync on this server: list the ETags, fetch what is new.
-            members = etags.listing(transport, path, kind=kind, window=window, skipped=skipped)
-            for href, etag in state.members.items():
-                if members.get(href) != etag:
-                    self._forget(href, etag)
-        else:
+            if delta is not None:
+                self._agree(transport, path, delta, known=state.members)
+                read = self._from_delta(path, state, delta)
+        elif state is not None:
+            read = self._from_listing(transport, path, state, kind=kind, window=window, skipped=skipped)
+        if read is None:
             # First read of this collection and kind, or the server refused the token.
-            first = sync.initial(transport, path, skipped) if options.sync == "auto" else None
-            if first is not None:
-                token = first.token
-            if first is not None and (first.data or not first.updates):
-                members = dict(first.updates)
-                unsorted.update(members)
-                odd.extend(Resource(href, None, None) for href in first.odd)
-                for href, text in first.data.items():
-                    # The other kind's resources are not parsed for this one.
-                    named = components_named(text)
-                    if named and COMPONENT[kind] not in named:
-                        members.pop(href, None)
-                        continue
-                    fetched[href] = text
-            else:
-                # No sync, or a sync listing without the data (Xandikos): the kind's
-                # calendar-query brings it, for this kind only. After the token, so
-                # that a change made between the two is listed by the next sync.
-                members = {}
-                listed = full.read(transport, path, query_body(kind, window, time_range=False), skipped)
-                for resource in listed:
-                    if resource.etag:
-                        members[resource.href] = resource.etag
-                        fetched[resource.href] = resource.data
-                    else:
-                        odd.append(Resource(resource.href, None, None))
-        wanted = [href for href, etag in members.items()
-                  if href not in fetched and self.facts.get((href, etag)) is None]
+            read = self._from_first(transport, path, state, kind=kind, window=window, options=options,
+                                    skipped=skipped)
+        for href in read.members:
+            if self.tombstones.raised(path, href):
+                read.recheck.add(href)  # back after a deletion: its ETag may be an old one reused
+        self._download(transport, path, read, skipped)
+        resources = self._sorted(transport, path, read, kind=kind, window=window, limits=options.limits)
+        if read.keep:
+            stamps = {r.href: read.stamps[r.href] for r in resources if r.href in read.stamps}
+            self.states.put(key, SyncState.of(read.token, {r.href: r.etag for r in resources if r.etag}, stamps))
+        else:
+            self.states.drop(key)
+        return resources + read.odd
+
+    def _agree(self, transport: Transport, path: str, changes: sync.Changes, *, known: Mapping[str, str]) -> None:
+        """A sync report's hrefs in the collection's own form (hrefs.py), renamed in place.
+
+        An href already met is renamed from memory; a suspect one new to the
+        reader costs one Depth 1 PROPFIND of the collection, once. A deleted
+        href is matched against the members the reader knows.
+        """
+        listed = list(changes.updates) + changes.odd
+        fresh = [h for h in listed if hrefs.suspect(h) and (path, h) not in self.aliases]
+        if fresh:
+            found = hrefs.agree(fresh, list(etags.members(transport, path)))
+            for href in fresh:
+                self.aliases.put((path, href), found.get(href, href))
+        gone = hrefs.agree([h for h in changes.deleted if hrefs.suspect(h)], list(known))
+
+        def form(href: str) -> str:
+            return gone.get(href) or self.aliases.get((path, href)) or href
+
+        changes.updates = {form(h): etag for h, etag in changes.updates.items()}
+        changes.data = {form(h): text for h, text in changes.data.items()}
+        changes.deleted = [form(h) for h in changes.deleted]
+        changes.odd = [form(h) for h in changes.odd]
+
+    def _from_delta(self, path: str, state: SyncState, delta: sync.Changes) -> _Pass:
+        """A sync report's changes over the remembered members.
+
+        Every href it lists as changed is downloaded again, even under an
+        (href, ETag) the memo holds: SOGo gives a resource deleted and put
+        again the ETag its first version had.
+        """
+        read = _Pass(members=dict(state.members), token=delta.token)
+        for href in delta.deleted:
+            self._bury(path, href, read.members.pop(href, None))
+        for href, etag in delta.updates.items():
+            old = read.members.get(href)
+            if old is not None and old != etag:
+                self._forget(href, old)
+            read.members[href] = etag
+            read.unsorted.add(href)
+            read.recheck.add(href)
+        return read
+
+    def _from_listing(self, transport: Transport, path: str, state: SyncState, *, kind: Kind, window: Window,
+                      skipped: list[SkippedResource]) -> _Pass:
+        """No WebDAV sync here (or sync off): list ETags and modification times, fetch what is new.
+
+        The listing is the collection's Depth 1 PROPFIND, both kinds (the memo
+        sorts them): it carries getlastmodified on every server tested. A
+        member under the same ETag but written since (or whose time was not
+        known) is downloaded again and compared: SOGo hands an ETag out again
+        after a DELETE + PUT.
+        """
+        read = _Pass()
+        read.members = etags.members(transport, path, skipped, stamps=read.stamps)
+        read.unsorted.update(read.members)
+        for href, etag in state.members.items():
+            now = read.members.get(href)
+            if now is None:
+                self._bury(path, href, etag)
+            elif now != etag:
+                self._forget(href, etag)
+            elif href in read.stamps and state.stamps.get(href) != read.stamps[href]:
+                read.recheck.add(href)
+        return read
+
+    def _from_first(self, transport: Transport, path: str, previous: SyncState | None, *, kind: Kind,
+                    window: Window, options: ReadOptions, skipped: list[SkippedResource]) -> _Pass:
+        """Every member with its data: the initial sync where it carries the data, else a calendar-query.
+
+        A server whose sync listing comes without the data (DAViCal, Xandikos)
+        is remembered as such, and a collection of at most one multiget's worth
+        is then read from the listing with one calendar-multiget of both kinds:
+        as many round trips as the kind's calendar-query, and the other kind's
+        first read then needs its sync report only (the memo holds its data).
+        """
+        first = (sync.initial(transport, path, skipped, data=self.sync_sends_data)
+                 if options.sync == "auto" else None)
+        if first is not None:
+            self._agree(transport, path, first, known={})
+            if first.updates and not first.data:
+                self.sync_sends_data = False
+        read = _Pass(token=first.token if first is not None else None)
+        if first is not None and (first.data or not first.updates or len(first.updates) <= etags.MULTIGET_BATCH):
+            read.members = dict(first.updates)
+            read.unsorted.update(read.members)
+            read.odd.extend(Resource(href, None, None) for href in first.odd)
+            for href, text in first.data.items():
+                # The other kind's resources are not parsed for this one.
+                named = components_named(text)
+                if named and COMPONENT[kind] not in named:
+                    read.members.pop(href, None)
+                    continue
+                read.fetched[href] = text
+        else:
+            # No sync, or a sync listing without the data (Xandikos): the kind's
+            # calendar-query brings it, for this kind only. After the token, so
+            # that a change made between the two is listed by the next sync.
+            body = query_body(kind, window, time_range=False, stamp=first is None)
+            for resource in full.read(transport, path, body, skipped):
+                if not resource.etag:
+                    read.odd.append(Resource(resource.href, None, None))
+                    continue
+                read.members[resource.href] = resource.etag
+                read.fetched[resource.href] = resource.data
+                if resource.stamp:
+                    read.stamps[resource.href] = resource.stamp
+        for href, etag in (previous.members.items() if previous is not None else ()):
+            if href not in read.members:
+                self._bury(path, href, etag)
+        return read
+
+    def _download(self, transport: Transport, path: str, read: _Pass, skipped: list[SkippedResource]) -> None:
+        """One calendar-multiget for what the memo does not hold, or holds but is doubted."""
+        wanted = [href for href, etag in read.members.items()
+                  if href not in read.fetched and (href in read.recheck or self.facts.get((href, etag)) is None)]
         for href, etag, data, status in etags.multiget(transport, path, wanted, skipped):
             if status == 404:
-                members.pop(href, None)
+                self._bury(path, href, read.members.pop(href, None))
+                # Listed as there, yet not found: the next request reads the collection afresh.
+                read.keep = read.token is None
                 continue
-            if etag and etag != members.get(href):
-                self._forget(href, members.get(href))
-                members[href] = etag
-            fetched[href] = data
+            if etag and etag != read.members.get(href):
+                self._forget(href, read.members.get(href))
+                read.members[href] = etag
+            read.fetched[href] = data
+
+    def _sorted(self, transport: Transport, path: str, read: _Pass, *, kind: Kind, window: Window,
+                limits: Limits) -> list[Resource]:
+        """The members holding `kind`, with their facts."""
         resources = []
         doubtful: list[Resource] = []
-        for n, (href, etag) in enumerate(members.items()):
+        for n, (href, etag) in enumerate(read.members.items()):
             if n % 64 == 0:
                 _check_deadline(path)
-            facts = self._facts(href, etag, fetched.get(href), options.limits)
-            resource = Resource(href, etag, fetched.get(href), facts)
-            if href in unsorted:
+            facts = self._facts(href, etag, read.fetched.get(href), limits)
+            resource = Resource(href, etag, read.fetched.get(href), facts)
+            if href in read.unsorted:
                 # Listed without the server filtering on the kind: it may hold the other kind only.
                 if isinstance(facts, Unreadable) and not facts.components:
                     doubtful.append(resource)  # no data, or none we can read: the server decides
@@ -295,13 +424,17 @@ class CalDAVReader:
             # Rare (a damaged or empty resource): one etag listing for the kind says which are ours.
             listed = etags.listing(transport, path, kind=kind, window=window, skipped=[])
             resources.extend(r for r in doubtful if r.href in listed)
-        self.states.put(key, SyncState.of(token, {r.href: r.etag for r in resources if r.etag}))
-        return resources + odd
+        return resources
 
     def _forget(self, href: str, etag: str | None) -> None:
         if etag is not None:
             self.facts.discard((href, etag))
             self.built.discard((href, etag))
+
+    def _bury(self, path: str, href: str, etag: str | None) -> None:
+        """A member the server no longer holds: forgotten, and marked should its href come back."""
+        self._forget(href, etag)
+        self.tombstones.bury(path, href, etag)
 
     def _built(self, href: str, etag: str, facts: Any, *, kind: Kind, collection_path: str,
                window: Window, tz: tzinfo | None, limits: Limits) -> tuple[Item, ...]:
@@ -379,9 +512,8 @@ class ReaderRegistry:
     def __init__(self, capacity: int = DEFAULT_CAPACITY, *, max_readers: int = MAX_READERS) -> None:
         self.facts_budget = Budget(capacity)
         self.built_budget = Budget(capacity)
-        self._readers: OrderedDict[CalDAVAccount, CalDAVReader] = OrderedDict()
+        self._readers: LRU[CalDAVAccount, CalDAVReader] = LRU(max_readers)
         self._lock = threading.Lock()
-        self._max = max_readers
 
     def configure(self, capacity: int) -> None:
         if self.facts_budget.capacity != capacity:
@@ -394,49 +526,64 @@ class ReaderRegistry:
     def get(self, account: CalDAVAccount) -> CalDAVReader:
         with self._lock:
             reader = self._readers.get(account)
-            if reader is None:
-                reader = CalDAVReader(account, facts_budget=self.facts_budget, built_budget=self.built_budget)
-                self._readers[account] = reader
-                while len(self._readers) > self._max:
-                    _, dropped = self._readers.popitem(last=False)
-                    dropped.forget()
-            else:
-                self._readers.move_to_end(account)
-            return reader
+            if reader is not None:
+                return reader
+            reader = CalDAVReader(account, facts_budget=self.facts_budget, built_budget=self.built_budget)
+            dropped = self._readers.put(account, reader)
+        for _, old in dropped:
+            old.forget()
+        return reader
 
     def drop(self, account: CalDAVAccount) -> None:
-        with self._lock:
-            reader = self._readers.pop(account, None)
+        reader = self._readers.pop(account)
         if reader is not None:
             reader.forget()
 
     def readers(self) -> list[CalDAVReader]:
-        with self._lock:
-            return list(self._readers.values())
+        return self._readers.values()
 
     def clear(self) -> None:
         """Forget every reader (what a new process starts with)."""
-        with self._lock:
-            readers, self._readers = list(self._readers.values()), OrderedDict()
-        for reader in readers:
+        for _, reader in self._readers.clear():
             reader.forget()
 
     def __len__(self) -> int:
         return len(self._readers)
 
+    def __bool__(self) -> bool:
+        # An empty registry is still a registry (`registry or default` must not replace it).
+        return True
 
-# The process's registry, like django.db.connections: one per process, shared
-# by its threads. Tests and benchmarks replace it with a fresh one
-# (`use_registry`) instead of resetting what it holds.
-_default = ReaderRegistry()
+
+class ProcessReaders:
+    """Which ReaderRegistry the process reads through: one per process, shared by its threads.
+
+    Like django.db.connections, the process has one; tests and benchmarks
+    put a fresh one in place (`use`) instead of resetting what it holds.
+    """
+
+    def __init__(self) -> None:
+        self._registry = ReaderRegistry()
+        self._lock = threading.Lock()
+
+    @property
+    def registry(self) -> ReaderRegistry:
+        return self._registry
+
+    def use(self, registry: ReaderRegistry) -> ReaderRegistry:
+        """Make `registry` the process's; return the one it replaces."""
+        with self._lock:
+            previous, self._registry = self._registry, registry
+        return previous
+
+
+PROCESS_READERS = ProcessReaders()
 
 
 def readers() -> ReaderRegistry:
-    return _default
+    return PROCESS_READERS.registry
 
 
 def use_registry(registry: ReaderRegistry) -> ReaderRegistry:
     """Make `registry` the process's, and return the one it replaces (tests, benchmarks)."""
-    global _default
-    previous, _default = _default, registry
-    return previous
+    return PROCESS_READERS.use(registry)

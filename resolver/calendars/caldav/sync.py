@@ -44,7 +44,7 @@ def _send(transport: Transport, path: str, token: str, *, data: bool) -> Answer 
     try:
         answer = transport.report(path, sync_body(token, data=data), depth=0)
     except CalendarUnavailable as err:
-        if err.details.get("reason") in ("timeout", "unreachable", "unauthorized", "response_too_large",
+        if err.details.get("reason") in ("timeout", "unreachable", "unauthorized", "forbidden", "response_too_large",
                                          "foreign_origin"):
             raise
         logger.info("sync failed for %s (%s): read another way", path, err.details.get("reason"))
@@ -65,9 +65,9 @@ def changes(transport: Transport, path: str, token: str, skipped: list[SkippedRe
     return _read(transport, path, answer, skipped, initial=False)
 
 
-def initial(transport: Transport, path: str, skipped: list[SkippedResource]) -> Changes | None:
-    """Every member, its ETag and (where sent) its data, with the first token; or None."""
-    answer = _send(transport, path, "", data=True)
+def initial(transport: Transport, path: str, skipped: list[SkippedResource], *, data: bool = True) -> Changes | None:
+    """Every member, its ETag and (where sent, if asked) its data, with the first token; or None."""
+    answer = _send(transport, path, "", data=data)
     if answer is None:
         return None
     return _read(transport, path, answer, skipped, initial=True)

@@ -112,7 +112,12 @@ class Command(BaseCommand):
                 fields += [occurrence.get("start") or "-", occurrence.get("recurrence_id") or "-"]
             self.stdout.write("\t".join(safe(str(f)) for f in fields))
         for warning in envelope["warnings"]:
-            if not as_json and judge_is_off(warning.get("code"), warning.get("details")):
+            if as_json:
+                # stderr carries JSON lines only with --json: the warning as a log record's shape.
+                self.stderr.write(json_line({"level": "WARNING", "logger": "resolver.command", "warning": warning["code"],
+                                             "message": warning["message"]}))
+                continue
+            if judge_is_off(warning.get("code"), warning.get("details")):
                 continue  # the embedded default: nothing is wrong, the candidates say it all
             self.stderr.write(f"warning: {safe(warning['code'])}: {safe(warning['message'])}")
         if envelope["status"] != "ok":

@@ -1,0 +1,285 @@
+"""A stateful CalDAV server of our own on loopback, with the quirks of real servers switchable.
+
+Unlike `hostile_dav.py` (one canned answer), this one keeps a collection
+that a test changes between reads (`put`, `delete`) and answers the
+dialogue the reader uses: discovery PROPFINDs, a Depth 1 PROPFIND of the
+collection, sync-collection (initial and from a token, with 404 entries for
+what was deleted), calendar-query (by component, with or without data) and
+calendar-multiget, and GET. Every request is logged (`seen`).
+
+Quirks, as seen on real servers (issue 27, docs/servers.md):
+
+- `etags="sogo"`: an ETag counts the versions of one href, `"gcs00000000"`
+  for the first PUT, `"gcs00000001"` for the next, and starts over after a
+  DELETE, so a DELETE + PUT on the same href gives back an ETag the reader
+  may have seen with other content. The default gives every PUT a new ETag.
+- `sync_hrefs="decoded"`: the sync report lists hrefs decoded once
+  (`pct%41.ics` for the resource listed elsewhere as `pct%2541.ics`,
+  `with space.ics` for `with%20space.ics`), as SOGo 5.8 does.
+- `sync_data=False`: a sync-collection asking for calendar-data answers it
+  with a 404 propstat (DAViCal 1.1.12).
+
+Resource names are stored decoded; the listing form of an href is the
+collection path plus the name percent-encoded (RFC 3986 unreserved kept), and
+a request path is decoded once to find its resource, as servers do.
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import quote, unquote
+from xml.sax.saxutils import escape
+
+from lxml import etree
+
+USER = "alice"
+PASSWORD = "scripted-test-secret"
+COLLECTION = f"/dav/{USER}/work/"
+_DAV, _CALDAV = "DAV:", "urn:ietf:params:xml:ns:caldav"
+_HEAD = ('<?xml version="1.0" encoding="utf-8"?><D:multistatus xmlns:D="DAV:" '
+         'xmlns:C="urn:ietf:params:xml:ns:caldav">')
+
+
+def vtodo(uid: str, title: str) -> str:
+    return ("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//lifeproject//scripted dav//EN\r\nBEGIN:VTODO\r\n"
+            f"UID:{uid}\r\nDTSTAMP:20260101T000000Z\r\nSUMMARY:{title}\r\nEND:VTODO\r\nEND:VCALENDAR\r\n")
+
+
+@dataclass
+class Stored:
+    etag: str
+    text: str
+    modified: int  # the server's clock when last written
+
+
+@dataclass(frozen=True)
+class Request:
+    method: str
+    path: str
+    report: str | None  # sync-collection, calendar-query, calendar-multiget
+    authorized: bool
+
+
+def listing_href(name: str) -> str:
+    return COLLECTION + quote(name, safe="-._~!$&'()*+,;=:@")
+
+
+class ScriptedDAV:
+    """One collection at COLLECTION on 127.0.0.1 (module docstring)."""
+
+    def __init__(self, *, etags: str = "unique", sync_hrefs: str = "escaped", sync_data: bool = True) -> None:
+        self.etags, self.sync_hrefs, self.sync_data = etags, sync_hrefs, sync_data
+        self.store: dict[str, Stored] = {}
+        self.log: list[tuple[int, str]] = []  # (change number, resource name)
+        self.seen: list[Request] = []
+        self._versions: dict[str, int] = {}
+        self._serial = 0
+        self._clock = 0
+        self._epoch = 0
+        # PROPFIND paths answered 403 (Radicale, for a path not the user's), and an HTML page at
+        # /.well-known/caldav (SOGo without its Apache front).
+        self.forbidden: set[str] = set()
+        self.well_known_html = False
+        self._lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_PROPFIND(self) -> None:
+                server._handle(self)
+
+            do_REPORT = do_GET = do_PROPFIND
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd.daemon_threads = True
+        self.port = self._httpd.server_address[1]
+        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/dav/{USER}/"
+
+    def stop(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    # -- what a test does to the collection -------------------------------------
+
+    def put(self, name: str, text: str) -> str:
+        with self._lock:
+            if self.etags == "sogo":
+                version = self._versions.get(name, -1) + 1
+                self._versions[name] = version
+                etag = f'"gcs{version:08d}"'
+            else:
+                self._serial += 1
+                etag = f'"e{self._serial}"'
+            self._clock += 1
+            self.store[name] = Stored(etag, text, self._clock)
+            self.log.append((len(self.log) + 1, name))
+            return etag
+
+    def delete(self, name: str) -> None:
+        with self._lock:
+            del self.store[name]
+            self._versions.pop(name, None)
+            self._clock += 1
+            self.log.append((len(self.log) + 1, name))
+
+    def rewrite(self, name: str, text: str) -> None:
+        """New content under the same ETag (a server that does not change it), listed as changed."""
+        with self._lock:
+            self.store[name].text = text
+            self.log.append((len(self.log) + 1, name))
+
+    def refuse_tokens(self) -> None:
+        """Every token given so far is refused from now on (403 valid-sync-token), as after a server restore."""
+        with self._lock:
+            self._epoch += 1
+
+    def get(self, href: str) -> Stored | None:
+        """The resource a request for `href` reaches (decoded once, as a server does)."""
+        if not href.startswith(COLLECTION):
+            return None
+        return self.store.get(unquote(href[len(COLLECTION):]))
+
+    def reports(self, name: str | None = None) -> list[Request]:
+        return [r for r in self.seen if r.method == "REPORT" and (name is None or r.report == name)]
+
+    # -- answering ----------------------------------------------------------------
+
+    def _handle(self, handler: BaseHTTPRequestHandler) -> None:
+        length = int(handler.headers.get("Content-Length") or 0)
+        body = handler.rfile.read(length) if length else b""
+        root = etree.fromstring(body) if body else None
+        report = etree.QName(root).localname if root is not None and handler.command == "REPORT" else None
+        with self._lock:
+            self.seen.append(Request(handler.command, handler.path, report, "Authorization" in handler.headers))
+            if handler.command == "GET":
+                found = self.get(handler.path)
+                if found is None:
+                    return self._send(handler, 404, b"", "text/plain")
+                return self._send(handler, 200, found.text.encode(), "text/calendar", etag=found.etag)
+            if handler.command == "PROPFIND" and handler.path in self.forbidden:
+                return self._send(handler, 403, b"Access to this resource is forbidden", "text/plain")
+            if handler.command == "PROPFIND" and handler.path.startswith("/.well-known/caldav"):
+                if self.well_known_html:
+                    return self._send(handler, 200, b"<html><body>SOGo</body></html>", "text/html")
+                return self._send(handler, 301, b"", "text/plain", location=f"/dav/{USER}/")
+            if handler.command == "PROPFIND":
+                answer = self._propfind(handler.path, handler.headers.get("Depth", "0"))
+            elif report == "sync-collection":
+                answer = self._sync(root)
+            elif report == "calendar-multiget":
+                answer = self._multiget(root)
+            else:
+                answer = self._query(root)
+        if answer is None:
+            return self._send(handler, 403, b"<D:error xmlns:D='DAV:'><D:valid-sync-token/></D:error>")
+        self._send(handler, 207, answer.encode())
+
+    def _send(self, handler: BaseHTTPRequestHandler, status: int, body: bytes,
+              content_type: str = "application/xml; charset=utf-8", etag: str | None = None,
+              location: str | None = None) -> None:
+        handler.send_response(status)
+        handler.send_header("Content-Type", content_type)
+        if location:
+            handler.send_header("Location", location)
+        handler.send_header("Content-Length", str(len(body)))
+        if etag:
+            handler.send_header("ETag", etag)
+        handler.end_headers()
+        handler.wfile.write(body)
+
+    def _propfind(self, path: str, depth: str) -> str:
+        home = f"/dav/{USER}/"
+        out = [_HEAD]
+        if path.rstrip("/") == COLLECTION.rstrip("/"):
+            out.append(_ok(COLLECTION, "<D:resourcetype><D:collection/><C:calendar/></D:resourcetype>"))
+            if depth != "0":
+                out += [_ok(listing_href(n), self._props(s, {"getlastmodified"})[0])
+                        for n, s in sorted(self.store.items())]
+        else:
+            out.append(_ok(path, f"<D:current-user-principal><D:href>{home}</D:href></D:current-user-principal>"
+                                 f"<C:calendar-home-set><D:href>{home}</D:href></C:calendar-home-set>"
+                                 "<D:resourcetype><D:collection/></D:resourcetype>"))
+            if depth != "0":
+                out.append(_ok(COLLECTION, "<D:resourcetype><D:collection/><C:calendar/></D:resourcetype>"
+                                           "<D:displayname>Work</D:displayname>"))
+        return "".join(out) + "</D:multistatus>"
+
+    def _props(self, stored: Stored, asked: set[str]) -> tuple[str, str]:
+        """(found, missing) property XML for one resource."""
+        found = f"<D:getetag>{escape(stored.etag)}</D:getetag>"
+        missing = ""
+        if "getlastmodified" in asked:
+            found += f"<D:getlastmodified>Thu, 01 Jan 2026 00:{stored.modified // 60:02d}:{stored.modified % 60:02d} GMT</D:getlastmodified>"
+        if "calendar-data" in asked:
+            found += f"<C:calendar-data>{escape(stored.text)}</C:calendar-data>"
+        return found, missing
+
+    def _query(self, root: etree._Element) -> str:
+        asked = _asked(root)
+        filters = [e.get("name") for e in root.iter(f"{{{_CALDAV}}}comp-filter")]
+        comp = next((f for f in filters if f != "VCALENDAR"), None)
+        out = [_HEAD]
+        for name, stored in sorted(self.store.items()):
+            if comp is None or f"BEGIN:{comp}" in stored.text:
+                out.append(_ok(listing_href(name), self._props(stored, asked)[0]))
+        return "".join(out) + "</D:multistatus>"
+
+    def _multiget(self, root: etree._Element) -> str:
+        asked = _asked(root)
+        out = [_HEAD]
+        for element in root.iter(f"{{{_DAV}}}href"):
+            href = element.text or ""
+            stored = self.get(href)
+            if stored is None:
+                out.append(f"<D:response><D:href>{escape(href)}</D:href>"
+                           "<D:status>HTTP/1.1 404 Not Found</D:status></D:response>")
+            else:
+                out.append(_ok(href, self._props(stored, asked)[0]))
+        return "".join(out) + "</D:multistatus>"
+
+    def _sync_href(self, name: str) -> str:
+        return COLLECTION + name if self.sync_hrefs == "decoded" else listing_href(name)
+
+    def _sync(self, root: etree._Element) -> str | None:
+        token = root.findtext(f"{{{_DAV}}}sync-token") or ""
+        epoch, since = (int(part) for part in token.rsplit("/", 2)[1:]) if token else (self._epoch, 0)
+        if epoch != self._epoch or since > len(self.log):
+            return None
+        asked = _asked(root)
+        if not self.sync_data:
+            asked.discard("calendar-data")
+        changed = sorted({name for number, name in self.log if number > since})
+        out = [_HEAD]
+        for name in changed:
+            stored = self.store.get(name)
+            if stored is None:
+                if since:
+                    out.append(f"<D:response><D:href>{escape(self._sync_href(name))}</D:href>"
+                               "<D:status>HTTP/1.1 404 Not Found</D:status></D:response>")
+                continue
+            found, _ = self._props(stored, asked)
+            missing = ("<D:propstat><D:prop><C:calendar-data/></D:prop><D:status>HTTP/1.1 404 Not Found"
+                       "</D:status></D:propstat>") if not self.sync_data and "calendar-data" in _asked(root) else ""
+            out.append(_ok(self._sync_href(name), found, extra=missing))
+        out.append(f"<D:sync-token>http://scripted.example/sync/{self._epoch}/{len(self.log)}</D:sync-token>")
+        return "".join(out) + "</D:multistatus>"
+
+
+def _asked(root: etree._Element) -> set[str]:
+    prop = root.find(f"{{{_DAV}}}prop")
+    return {etree.QName(child).localname for child in prop} if prop is not None else set()
+
+
+def _ok(href: str, props: str, extra: str = "") -> str:
+    return (f"<D:response><D:href>{escape(href)}</D:href><D:propstat><D:prop>{props}</D:prop>"
+            f"<D:status>HTTP/1.1 200 OK</D:status></D:propstat>{extra}</D:response>")
