@@ -18,6 +18,9 @@ anything: no module here holds mutable state of its own.
 One concern per module:
 
 - account.py    the account, and the origin every request is pinned to
+- addresses.py  the host's one IDNA spelling, and which addresses a person's account may reach
+- connections.py the requests adapter: connects to the checked address, watches the header phase
+- watchdog.py   shuts down a connection whose header phase outlives the request's deadline
 - http.py       our HTTP client: same origin only, redirects followed here,
                 bodies streamed under the deadline and RESOLVER_MAX_RESPONSE_BYTES,
                 one retry of a dropped idempotent request
