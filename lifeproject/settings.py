@@ -259,39 +259,20 @@ RESOLVER = {
     "TIME_ZONE": env("RESOLVER_TIME_ZONE") or None,
     "ACCOUNT_BACKEND": env("RESOLVER_ACCOUNT_BACKEND"),
     "ACCOUNT_ALLOW_PRIVATE_ADDRESSES": env("RESOLVER_ACCOUNT_ALLOW_PRIVATE_ADDRESSES"),
+    # The MCP endpoint's requests join the site's JSON lines (lifeproject/request_log.py).
+    "REQUEST_LOG": "lifeproject.request_log",
 }
 
-# The authorization server of the MCP door (django-oauth-toolkit): authorization code with
-# PKCE S256 only, the site's login and a consent page, one read-only scope, tokens bound to
-# the resource they were requested for (RFC 8707). resolver/oauth/ holds the resource side.
-OAUTH2_PROVIDER = {
-    "SCOPES": {"read": "Read your tasks and calendar events (never change them)"},
-    "DEFAULT_SCOPES": ["read"],
-    "PKCE_REQUIRED": True,
-    "ACCESS_TOKEN_EXPIRE_SECONDS": env("MCP_ACCESS_TOKEN_SECONDS"),
-    "REFRESH_TOKEN_EXPIRE_SECONDS": env("MCP_REFRESH_TOKEN_SECONDS"),
-    "ROTATE_REFRESH_TOKEN": True,
-    "REFRESH_TOKEN_REUSE_PROTECTION": True,
-    "AUTHORIZATION_CODE_EXPIRE_SECONDS": 60,
-    "REQUEST_APPROVAL_PROMPT": "force",
-    "OAUTH2_RESPONSE_TYPES_SUPPORTED": ["code"],
-    "OAUTH2_GRANT_TYPES_SUPPORTED": ["authorization_code", "refresh_token"],
-    "OAUTH2_TOKEN_ENDPOINT_AUTH_METHODS_SUPPORTED": ["none", "client_secret_basic", "client_secret_post"],
-    # The issuer is the site, whatever Host a request names (RFC 8414 metadata, RFC 9207 `iss`).
-    "OIDC_ISS_ENDPOINT": env("RESOLVER_SITE_URL").rstrip("/") + "/",
-    "CIMD_ENABLED": env("MCP_CLIENT_ID_METADATA_DOCUMENTS"),
-    # RFC 9700: S256 only, no implicit or password grant, `iss` in the authorization response,
-    # token hashes at rest, bearer tokens only in the Authorization header.
-    "COMPLIANT_BCP_RFC9700_IMPLICIT_GRANT": True,
-    "COMPLIANT_BCP_RFC9700_PASSWORD_GRANT": True,
-    "COMPLIANT_BCP_RFC9700_PKCE_METHOD": True,
-    "COMPLIANT_BCP_RFC9700_ACCESS_TOKEN_TRANSPORT": True,
-    "COMPLIANT_BCP_RFC9700_AUTHZ_RESPONSE_ISS": True,
-    "COMPLIANT_BCP_RFC9700_TOKEN_STORAGE": True,
-    "COMPLIANT_BCP_RFC9700_REFRESH_TOKEN": True,
-    "COMPLIANT_BCP_RFC9700_REDIRECT_URI_MATCHING": True,
-    "COMPLIANT_BCP_RFC9700_PKCE_REQUIRED": True,
-}
+# The authorization server of the MCP door (django-oauth-toolkit), as the app documents it
+# (resolver/oauth/provider.py; README "MCP over HTTP"). resolver/oauth/ holds the resource side.
+from resolver.oauth.provider import oauth2_provider_settings  # noqa: E402
+
+OAUTH2_PROVIDER = oauth2_provider_settings(
+    env("RESOLVER_SITE_URL"),
+    access_token_seconds=env("MCP_ACCESS_TOKEN_SECONDS"),
+    refresh_token_seconds=env("MCP_REFRESH_TOKEN_SECONDS"),
+    client_id_metadata_documents=env("MCP_CLIENT_ID_METADATA_DOCUMENTS"),
+)
 # W008 warns that `http` redirect URIs are allowed. Desktop and command-line MCP clients
 # receive the code on a loopback `http://127.0.0.1:PORT/...` callback (RFC 8252 section 7.3,
 # which the MCP authorization spec follows); refusing `http` would lock them out. Clients

@@ -90,6 +90,9 @@ DEFAULTS: dict[str, Any] = {
     # Clarification page
     "SITE_URL": "",
     "CLARIFICATION_MAX_AGE_SECONDS": 900,
+    # MCP over HTTP: the host's request log, a dotted path to an object with
+    # collecting() and write_line() (resolver.mcp.http.RequestLogHook); None: none.
+    "REQUEST_LOG": None,
 }
 
 

@@ -1,6 +1,6 @@
 """The authorization server's endpoints: authorize, token, revoke, and RFC 8414 metadata.
 
-Included at the site's root (lifeproject/urls.py) in django-oauth-toolkit's
+Included at the site's root (README "MCP over HTTP"; the demo's lifeproject/urls.py) in django-oauth-toolkit's
 namespace, which its views reverse. Only what the MCP door needs is routed:
 no implicit, password, client-credentials or device grant, no self-service
 application pages (clients are pre-registered in the admin or identified by
@@ -15,7 +15,9 @@ from oauth2_provider import views
 app_name = "oauth2_provider"
 
 urlpatterns = [
-    path("oauth/authorize/", views.AuthorizationView.as_view(), name="authorize"),
+    # The app's consent page, whatever order INSTALLED_APPS puts oauth2_provider's own in.
+    path("oauth/authorize/", views.AuthorizationView.as_view(template_name="resolver/oauth/authorize.html"),
+         name="authorize"),
     path("oauth/token/", views.TokenView.as_view(), name="token"),
     path("oauth/revoke/", views.RevokeTokenView.as_view(), name="revoke-token"),
     # RFC 8414 section 3: at the origin's well-known URL (the issuer has no path).
