@@ -79,6 +79,10 @@ env = environ.Env(
     MCP_REFRESH_TOKEN_SECONDS=(int, 30 * 24 * 3600),
     # Client ID Metadata Documents: clients identified by an https URL (fetched, SSRF-hardened).
     MCP_CLIENT_ID_METADATA_DOCUMENTS=(bool, True),
+    # The authorization server against abuse (docs/oauth.md).
+    RESOLVER_OAUTH_THROTTLE_RATE=(str, "30/min"),
+    RESOLVER_OAUTH_CIMD_MAX_CLIENTS=(int, 500),
+    RESOLVER_OAUTH_CIMD_UNUSED_SECONDS=(int, 7 * 24 * 3600),
 )
 
 DEBUG = env("DEBUG")
@@ -261,6 +265,9 @@ RESOLVER = {
     "ACCOUNT_ALLOW_PRIVATE_ADDRESSES": env("RESOLVER_ACCOUNT_ALLOW_PRIVATE_ADDRESSES"),
     # The MCP endpoint's requests join the site's JSON lines (lifeproject/request_log.py).
     "REQUEST_LOG": "lifeproject.request_log",
+    "OAUTH_THROTTLE_RATE": env("RESOLVER_OAUTH_THROTTLE_RATE"),
+    "OAUTH_CIMD_MAX_CLIENTS": env("RESOLVER_OAUTH_CIMD_MAX_CLIENTS"),
+    "OAUTH_CIMD_UNUSED_SECONDS": env("RESOLVER_OAUTH_CIMD_UNUSED_SECONDS"),
 }
 
 # The authorization server of the MCP door (django-oauth-toolkit), as the app documents it

@@ -35,6 +35,8 @@ def oauth2_provider_settings(site_url: str, *, access_token_seconds: int = ACCES
         "OIDC_ISS_ENDPOINT": site_url.rstrip("/") + "/",
         # Clients identified by an https URL (fetched by django-oauth-toolkit's SSRF-hardened fetcher).
         "CIMD_ENABLED": client_id_metadata_documents,
+        # ... and only while a signed-in person is on the authorize page, bounded (resolver/oauth/clients.py).
+        "CIMD_REGISTRATION_PERMISSION_CLASSES": ("resolver.oauth.clients.SignedInPersonOnly",),
         # RFC 9700: S256 only, no implicit or password grant, `iss` in the authorization response,
         # token hashes at rest, bearer tokens only in the Authorization header.
         "COMPLIANT_BCP_RFC9700_IMPLICIT_GRANT": True,
