@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import environ
@@ -103,6 +104,17 @@ INSTALLED_APPS = [
     "oauth2_provider",
     "resolver",
 ]
+
+# `manage.py resolve` is a fresh process on every call (docs/performance.md, "The shell
+# door"): it loads only the apps a resolution uses. These serve pages, the admin and the
+# OAuth server; their models and admin modules (jwcrypto, cryptography's x509, oauthlib,
+# every admin.py) were about two fifths of its django.setup(). lifeproject/urls.py leaves
+# their routes out when they are not installed, so `--user`'s page links still reverse.
+WEB_ONLY_APPS = ("django.contrib.admin", "django.contrib.messages", "django.contrib.staticfiles",
+                 "drf_spectacular", "oauth2_provider")
+COMMAND_PROCESS = Path(sys.argv[0]).name == "manage.py" and sys.argv[1:2] == ["resolve"]
+if COMMAND_PROCESS:
+    INSTALLED_APPS = [app for app in INSTALLED_APPS if app not in WEB_ONLY_APPS]
 
 MIDDLEWARE = [
     # First, so its duration and status cover every other middleware too.
