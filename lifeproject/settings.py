@@ -249,7 +249,10 @@ RESOLVER = {
     "EVENT_TIME_RANGE_FILTER": env("RESOLVER_EVENT_TIME_RANGE_FILTER"),
     "LANGUAGE": env("RESOLVER_LANGUAGE"),
     "CALDAV_SYNC": env("RESOLVER_CALDAV_SYNC"),
-    "PARSE_CACHE_ITEMS": env("RESOLVER_PARSE_CACHE_ITEMS"),
+    # A process that resolves once (manage.py resolve) has no later request for a memo or a
+    # sync token to serve: 0 makes its read one calendar-query per collection, for the kind only,
+    # instead of an initial sync-collection that brings both kinds (docs/performance.md).
+    "PARSE_CACHE_ITEMS": 0 if COMMAND_PROCESS else env("RESOLVER_PARSE_CACHE_ITEMS"),
     "MAX_RESPONSE_BYTES": env("RESOLVER_MAX_RESPONSE_BYTES"),
     "MAX_RESOURCE_BYTES": env("RESOLVER_MAX_RESOURCE_BYTES"),
     "MAX_RESOURCE_COMPONENTS": env("RESOLVER_MAX_RESOURCE_COMPONENTS"),

@@ -97,16 +97,18 @@ def test_command__a_clarification_for_a_user_still_links_its_page_without_the_we
     assert not _loaded(modules, "oauth2_provider") and not _loaded(modules, "resolver.admin")
 
 
-def test_settings__only_manage_py_resolve_leaves_the_web_only_apps_out():
+def test_settings__only_manage_py_resolve_leaves_the_web_only_apps_and_the_memo_out():
     """Every other process (the servers, migrate, the tests) has every app."""
     from django.conf import settings
 
     assert not settings.COMMAND_PROCESS and set(settings.WEB_ONLY_APPS) <= set(settings.INSTALLED_APPS)
     probe = ("import sys; sys.argv = ARGV; import django; django.setup(); from django.conf import settings; "
-             "print(sorted(set(settings.WEB_ONLY_APPS) & set(settings.INSTALLED_APPS)))")
+             "print(sorted(set(settings.WEB_ONLY_APPS) & set(settings.INSTALLED_APPS)), "
+             "settings.RESOLVER['PARSE_CACHE_ITEMS'] > 0)")
     env = dict(os.environ, DJANGO_SETTINGS_MODULE="lifeproject.settings", DATABASE_URL="sqlite://:memory:")
-    for argv, expected in ((["manage.py", "resolve", "--text", "x"], "[]"),
-                           (["manage.py", "migrate"], str(sorted(settings.WEB_ONLY_APPS)))):
+    # The command's one read is a full read (no memo or sync token outlives the process); others keep both.
+    for argv, expected in ((["manage.py", "resolve", "--text", "x"], "[] False"),
+                           (["manage.py", "migrate"], f"{sorted(settings.WEB_ONLY_APPS)} True")):
         done = subprocess.run([sys.executable, "-c", f"ARGV = {argv!r}; " + probe], cwd=REPO, env=env,
                               capture_output=True, text=True, timeout=120)
         assert done.stdout.strip() == expected, done.stderr[-2000:]
@@ -137,3 +139,16 @@ def test_command__checks_are_the_resolvers_and_every_resolver_check_has_the_tag(
     ours = [check for check in registered if check.__module__ == "resolver.checks"]
     assert ours and all(TAG in check.tags for check in ours)
 
+
+
+def test_command__a_fresh_process_resolves_against_a_real_server_with_its_one_full_read(radicale):
+    """The command's process as a person runs it: the web-only apps out, a full read, the same answer."""
+    env = dict(os.environ, DJANGO_SETTINGS_MODULE="lifeproject.settings", DATABASE_URL="sqlite://:memory:",
+               CACHE_URL="locmemcache://", CALDAV_URL=radicale.url, CALDAV_USERNAME=radicale.instance.username,
+               CALDAV_PASSWORD=radicale.instance.password, LOG_LEVEL="WARNING", RESOLVER_JUDGE="off", DEBUG="True")
+    done = subprocess.run([sys.executable, "manage.py", "resolve", "--text", "Draft portfolio outline", "--kind",
+                           "task", "--json"], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    envelope = json.loads(done.stdout)
+    assert envelope["data"]["uid"] == "t-portfolio" and envelope["data"]["method"] == "deterministic"
+    assert envelope["data"]["href"].endswith(".ics") and envelope["data"]["etag"]
