@@ -36,7 +36,8 @@ CHALLENGE = base64.urlsafe_b64encode(hashlib.sha256(VERIFIER.encode()).digest())
 
 
 def document(client_id: str, name: str = "Hosted agent") -> dict:
-    return {"client_id": client_id, "client_name": name, "redirect_uris": [CALLBACK.replace("agent.example", urlsplit(client_id).hostname)],
+    callback = CALLBACK.replace("agent.example", urlsplit(client_id).hostname)
+    return {"client_id": client_id, "client_name": name, "redirect_uris": [callback],
             "token_endpoint_auth_method": "none", "grant_types": ["authorization_code", "refresh_token"],
             "response_types": ["code"]}
 
@@ -81,7 +82,8 @@ def browser(site, alice) -> requests.Session:
 
 @pytest.fixture
 def staff_app():
-    return Application.objects.create(name="Claude", client_id=STAFF_CLIENT, client_type=Application.CLIENT_PUBLIC,
+    return Application.objects.create(name="Official Calendar App", client_id=STAFF_CLIENT,
+                                      client_type=Application.CLIENT_PUBLIC,
                                       authorization_grant_type=Application.GRANT_AUTHORIZATION_CODE,
                                       redirect_uris=STAFF_CALLBACK, algorithm="")
 
@@ -124,18 +126,19 @@ def test_consent__an_application_staff_marked_trusted_skips_it(site, browser, st
 def test_consent_page__a_staff_client_is_introduced_as_the_staffs_and_its_name_comes_after(site, browser, staff_app):
     page = authorize(site, browser, STAFF_CLIENT, STAFF_CALLBACK).text
     headline = re.search(r"<h1>(.*?)</h1>", page, flags=re.S).group(1)
-    assert headline == f"An application {STAFF} asks to read your calendar" and "Claude" not in headline
-    assert page.index("Verified origin") < page.index("Calls itself") < page.index("Claude") < page.index("Asks for")
+    assert headline == f"An application {STAFF} asks to read your calendar" and "Official Calendar App" not in headline
+    assert (page.index("Verified origin") < page.index("Calls itself") < page.index("Official Calendar App")
+            < page.index("Asks for"))
     assert f"<code>{site.url}/mcp</code> (this site's MCP endpoint)" in page
 
 
 def test_consent_page__a_document_client_is_introduced_by_its_host_not_its_claimed_name(site, browser):
     client_id = "https://evil.example/client.json"
-    RecordingFetcher.names[client_id] = "Claude"
+    RecordingFetcher.names[client_id] = "Official Calendar App"
     page = authorize(site, browser, client_id, "https://evil.example/callback").text
     headline = re.search(r"<h1>(.*?)</h1>", page, flags=re.S).group(1)
-    assert 'from <code class="origin">evil.example</code>' in headline and "Claude" not in headline
-    assert page.index("evil.example") < page.index("Claude")
+    assert 'from <code class="origin">evil.example</code>' in headline and "Official Calendar App" not in headline
+    assert page.index("evil.example") < page.index("Official Calendar App")
 
 
 def test_consent_page__another_resource_is_named_as_not_this_sites(site, browser, staff_app):
