@@ -1,4 +1,4 @@
-"""resolver/asgi.py in-process (the composition the demo and every host use): which app answers which path, and the lifespan the outer app owns."""
+"""resolver/asgi.py in-process (the composition the demo and every host use): routes, lifespan, request log."""
 from __future__ import annotations
 
 import contextlib
