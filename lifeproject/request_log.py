@@ -63,7 +63,7 @@ def door_of(path: str) -> str:
 
 @contextmanager
 def collecting() -> Iterator[dict[str, Any]]:
-    """For a door outside Django (the MCP endpoint, lifeproject/asgi.py): fold resolution records into a dict."""
+    """For a door outside Django (the MCP endpoint: RESOLVER["REQUEST_LOG"]): fold resolution records into a dict."""
     fields: dict[str, Any] = {}
     token = _current.set(fields)
     try:

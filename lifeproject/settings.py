@@ -88,6 +88,10 @@ env = environ.Env(
     MCP_REFRESH_TOKEN_SECONDS=(int, 30 * 24 * 3600),
     # Client ID Metadata Documents: clients identified by an https URL (fetched, SSRF-hardened).
     MCP_CLIENT_ID_METADATA_DOCUMENTS=(bool, True),
+    # The authorization server against abuse (docs/oauth.md).
+    RESOLVER_OAUTH_THROTTLE_RATE=(str, "30/min"),
+    RESOLVER_OAUTH_CIMD_MAX_CLIENTS=(int, 500),
+    RESOLVER_OAUTH_CIMD_UNUSED_SECONDS=(int, 7 * 24 * 3600),
 )
 
 DEBUG = env("DEBUG")
@@ -108,6 +112,17 @@ INSTALLED_APPS = [
     "oauth2_provider",
     "resolver",
 ]
+
+# `manage.py resolve` is a fresh process on every call (docs/performance.md, "The shell
+# door"): it loads only the apps a resolution uses. These serve pages, the admin and the
+# OAuth server; their models and admin modules (jwcrypto, cryptography's x509, oauthlib,
+# every admin.py) were about two fifths of its django.setup(). lifeproject/urls.py leaves
+# their routes out when they are not installed, so `--user`'s page links still reverse.
+WEB_ONLY_APPS = ("django.contrib.admin", "django.contrib.messages", "django.contrib.staticfiles",
+                 "drf_spectacular", "oauth2_provider")
+COMMAND_PROCESS = Path(sys.argv[0]).name == "manage.py" and sys.argv[1:2] == ["resolve"]
+if COMMAND_PROCESS:
+    INSTALLED_APPS = [app for app in INSTALLED_APPS if app not in WEB_ONLY_APPS]
 
 MIDDLEWARE = [
     # First, so its duration and status cover every other middleware too.
@@ -243,7 +258,10 @@ RESOLVER = {
     "LANGUAGE": env("RESOLVER_LANGUAGE"),
     "SEMANTIC": env("RESOLVER_SEMANTIC"),
     "CALDAV_SYNC": env("RESOLVER_CALDAV_SYNC"),
-    "PARSE_CACHE_ITEMS": env("RESOLVER_PARSE_CACHE_ITEMS"),
+    # A process that resolves once (manage.py resolve) has no later request for a memo or a
+    # sync token to serve: 0 makes its read one calendar-query per collection, for the kind only,
+    # instead of an initial sync-collection that brings both kinds (docs/performance.md).
+    "PARSE_CACHE_ITEMS": 0 if COMMAND_PROCESS else env("RESOLVER_PARSE_CACHE_ITEMS"),
     "MAX_RESPONSE_BYTES": env("RESOLVER_MAX_RESPONSE_BYTES"),
     "MAX_RESOURCE_BYTES": env("RESOLVER_MAX_RESOURCE_BYTES"),
     "MAX_RESOURCE_COMPONENTS": env("RESOLVER_MAX_RESOURCE_COMPONENTS"),
@@ -271,39 +289,23 @@ RESOLVER = {
     "ACCOUNT_ALLOW_PRIVATE_ADDRESSES": env("RESOLVER_ACCOUNT_ALLOW_PRIVATE_ADDRESSES"),
     "ACCOUNT_MAX_PER_USER": env("RESOLVER_ACCOUNT_MAX_PER_USER"),
     "ACCOUNT_CHECK_RATE": env("RESOLVER_ACCOUNT_CHECK_RATE"),
+    # The MCP endpoint's requests join the site's JSON lines (lifeproject/request_log.py).
+    "REQUEST_LOG": "lifeproject.request_log",
+    "OAUTH_THROTTLE_RATE": env("RESOLVER_OAUTH_THROTTLE_RATE"),
+    "OAUTH_CIMD_MAX_CLIENTS": env("RESOLVER_OAUTH_CIMD_MAX_CLIENTS"),
+    "OAUTH_CIMD_UNUSED_SECONDS": env("RESOLVER_OAUTH_CIMD_UNUSED_SECONDS"),
 }
 
-# The authorization server of the MCP door (django-oauth-toolkit): authorization code with
-# PKCE S256 only, the site's login and a consent page, one read-only scope, tokens bound to
-# the resource they were requested for (RFC 8707). resolver/oauth/ holds the resource side.
-OAUTH2_PROVIDER = {
-    "SCOPES": {"read": "Read your tasks and calendar events (never change them)"},
-    "DEFAULT_SCOPES": ["read"],
-    "PKCE_REQUIRED": True,
-    "ACCESS_TOKEN_EXPIRE_SECONDS": env("MCP_ACCESS_TOKEN_SECONDS"),
-    "REFRESH_TOKEN_EXPIRE_SECONDS": env("MCP_REFRESH_TOKEN_SECONDS"),
-    "ROTATE_REFRESH_TOKEN": True,
-    "REFRESH_TOKEN_REUSE_PROTECTION": True,
-    "AUTHORIZATION_CODE_EXPIRE_SECONDS": 60,
-    "REQUEST_APPROVAL_PROMPT": "force",
-    "OAUTH2_RESPONSE_TYPES_SUPPORTED": ["code"],
-    "OAUTH2_GRANT_TYPES_SUPPORTED": ["authorization_code", "refresh_token"],
-    "OAUTH2_TOKEN_ENDPOINT_AUTH_METHODS_SUPPORTED": ["none", "client_secret_basic", "client_secret_post"],
-    # The issuer is the site, whatever Host a request names (RFC 8414 metadata, RFC 9207 `iss`).
-    "OIDC_ISS_ENDPOINT": env("RESOLVER_SITE_URL").rstrip("/") + "/",
-    "CIMD_ENABLED": env("MCP_CLIENT_ID_METADATA_DOCUMENTS"),
-    # RFC 9700: S256 only, no implicit or password grant, `iss` in the authorization response,
-    # token hashes at rest, bearer tokens only in the Authorization header.
-    "COMPLIANT_BCP_RFC9700_IMPLICIT_GRANT": True,
-    "COMPLIANT_BCP_RFC9700_PASSWORD_GRANT": True,
-    "COMPLIANT_BCP_RFC9700_PKCE_METHOD": True,
-    "COMPLIANT_BCP_RFC9700_ACCESS_TOKEN_TRANSPORT": True,
-    "COMPLIANT_BCP_RFC9700_AUTHZ_RESPONSE_ISS": True,
-    "COMPLIANT_BCP_RFC9700_TOKEN_STORAGE": True,
-    "COMPLIANT_BCP_RFC9700_REFRESH_TOKEN": True,
-    "COMPLIANT_BCP_RFC9700_REDIRECT_URI_MATCHING": True,
-    "COMPLIANT_BCP_RFC9700_PKCE_REQUIRED": True,
-}
+# The authorization server of the MCP door (django-oauth-toolkit), as the app documents it
+# (resolver/oauth/provider.py; README "MCP over HTTP"). resolver/oauth/ holds the resource side.
+from resolver.oauth.provider import oauth2_provider_settings  # noqa: E402
+
+OAUTH2_PROVIDER = oauth2_provider_settings(
+    env("RESOLVER_SITE_URL"),
+    access_token_seconds=env("MCP_ACCESS_TOKEN_SECONDS"),
+    refresh_token_seconds=env("MCP_REFRESH_TOKEN_SECONDS"),
+    client_id_metadata_documents=env("MCP_CLIENT_ID_METADATA_DOCUMENTS"),
+)
 # W008 warns that `http` redirect URIs are allowed. Desktop and command-line MCP clients
 # receive the code on a loopback `http://127.0.0.1:PORT/...` callback (RFC 8252 section 7.3,
 # which the MCP authorization spec follows); refusing `http` would lock them out. Clients

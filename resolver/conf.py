@@ -101,6 +101,15 @@ DEFAULTS: dict[str, Any] = {
     # Clarification page
     "SITE_URL": "",
     "CLARIFICATION_MAX_AGE_SECONDS": 900,
+    # MCP over HTTP: the host's request log, a dotted path to an object with
+    # collecting() and write_line() (resolver.mcp.http.RequestLogHook); None: none.
+    "REQUEST_LOG": None,
+    # OAuth (docs/oauth.md): /oauth/token/ and /oauth/revoke/ per client address;
+    # clients made from Client ID Metadata Documents, at most this many, and
+    # deleted when unused (no live grant or token) and not updated for this long.
+    "OAUTH_THROTTLE_RATE": "30/min",
+    "OAUTH_CIMD_MAX_CLIENTS": 500,
+    "OAUTH_CIMD_UNUSED_SECONDS": 7 * 24 * 3600,
 }
 
 

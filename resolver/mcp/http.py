@@ -3,7 +3,7 @@
 `McpHttp` assembles, from the official SDK's parts, what its
 `streamable_http_app()` would, with two layers of ours in between:
 
-    request log  ->  bearer authentication (resolver/oauth/resource.py)
+    request log (the host's hook)  ->  bearer authentication (resolver/oauth/resource.py)
                  ->  401 + WWW-Authenticate: Bearer resource_metadata="..." without a valid token
                  ->  the API's throttle, per user  ->  body limit  ->  the stateless transport
 
@@ -24,7 +24,7 @@ import contextlib
 import json
 import time
 from collections.abc import AsyncIterator, Iterator
-from typing import Any
+from typing import Any, Protocol
 
 import anyio.to_thread
 import mcp_types as types
@@ -206,20 +206,50 @@ async def _too_many(send: Send, wait: float) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-class RequestLog:
-    """One JSON line per request on `lifeproject.requests`, as the Django side writes (lifeproject/request_log.py).
+class RequestLogHook(Protocol):
+    """Where the host writes its request log (RESOLVER["REQUEST_LOG"], a dotted path to an object or module).
 
-    Route, method, status and durations, and the resolution's own fields when
-    a tool resolved something; never the body, a header or the token.
+    `collecting()` is entered around each request: inside it, the resolution
+    record (`resolver.services.log_outcome`) may be folded into the yielded
+    dict instead of being written on its own. `write_line(...)` is called once
+    the response is out, with that dict. The demo's is lifeproject/request_log.py.
     """
 
-    def __init__(self, app: Any, *, route: str) -> None:
+    def collecting(self) -> contextlib.AbstractContextManager[dict[str, Any]]: ...
+
+    def write_line(self, *, door: str, http_method: str | None, route: str, http_status: int, duration_ms: float,
+                   fields: dict[str, Any]) -> None: ...
+
+
+def request_log_hook() -> RequestLogHook | None:
+    """The host's request log, or None: then the resolution record is written on its own, as by the command."""
+    from django.core.exceptions import ImproperlyConfigured
+    from django.utils.module_loading import import_string
+
+    path = resolver_settings.REQUEST_LOG
+    if not path:
+        return None
+    try:
+        hook = import_string(path)
+    except ImportError as err:
+        raise ImproperlyConfigured(f"RESOLVER['REQUEST_LOG'] = {path!r} does not import: {err}") from err
+    if not (callable(getattr(hook, "collecting", None)) and callable(getattr(hook, "write_line", None))):
+        raise ImproperlyConfigured(f"RESOLVER['REQUEST_LOG'] = {path!r} has no collecting() and write_line().")
+    return hook
+
+
+class RequestLog:
+    """One line per request through the host's hook: route, method, status, duration, the resolution's fields.
+
+    Never the body, a header or the token: the hook is given only these.
+    """
+
+    def __init__(self, app: Any, *, route: str, hook: RequestLogHook) -> None:
         self.app = app
         self.route = route
+        self.hook = hook
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        from lifeproject import request_log
-
         started = time.perf_counter()
         status: list[int] = []
 
@@ -228,19 +258,19 @@ class RequestLog:
                 status.append(message["status"])
             await send(message)
 
-        with request_log.collecting() as fields:
+        with self.hook.collecting() as fields:
             try:
                 await self.app(scope, receive, sending)
             finally:
-                request_log.write_line(door="mcp", http_method=scope.get("method"), route=self.route,
-                                       http_status=status[0] if status else 500,
-                                       duration_ms=round((time.perf_counter() - started) * 1000, 3), fields=fields)
+                self.hook.write_line(door="mcp", http_method=scope.get("method"), route=self.route,
+                                     http_status=status[0] if status else 500,
+                                     duration_ms=round((time.perf_counter() - started) * 1000, 3), fields=fields)
 
 
 class McpHttp:
     """The MCP endpoint and its metadata as one Starlette app; one per process.
 
-    `lifespan()` must be entered by the outermost ASGI app (lifeproject/asgi.py):
+    `lifespan()` must be entered by the outermost ASGI app (resolver/asgi.py):
     mounted apps get no lifespan of their own.
     """
 
@@ -274,6 +304,7 @@ class McpHttp:
             ],
         )
         self.paths = frozenset([resource.MCP_PATH, *(route.path for route in metadata_routes)])
+        self.request_log = request_log_hook()
 
     @contextlib.asynccontextmanager
     async def lifespan(self) -> AsyncIterator[None]:
@@ -284,8 +315,11 @@ class McpHttp:
         return path in self.paths
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.request_log is None:
+            await self.app(scope, receive, send)
+            return
         route = "mcp" if scope.get("path") == resource.MCP_PATH else "mcp-metadata"
-        await RequestLog(self.app, route=route)(scope, receive, send)
+        await RequestLog(self.app, route=route, hook=self.request_log)(scope, receive, send)
 
 
 def _transport_security() -> TransportSecuritySettings:

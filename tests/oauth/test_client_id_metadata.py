@@ -48,7 +48,9 @@ def test_cimd__a_url_client_reaches_the_consent_page_named_by_its_document(signe
     response = authorize(signed_in)
     assert response.status_code == 200
     page = response.content.decode()
-    assert "Allow Hosted agent to read your calendar?" in page and CLIENT in page
+    # Led by the host the document came from; the name is the client's own claim, shown after it.
+    assert "An application from <code class=\"origin\">agent.example</code> asks to read your calendar" in page
+    assert page.index("agent.example") < page.index("Hosted agent") and CLIENT in page
     assert CALLBACK in page
 
 

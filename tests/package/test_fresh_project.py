@@ -25,18 +25,25 @@ import requests
 
 ROOT = Path(__file__).resolve().parents[2]
 SECTION = "## Add the resolver to your project"
+MCP_SECTION = "### MCP over HTTP"
+CLIENT_ID = "fresh-agent"
+CALLBACK = "/callback"
 
 pytestmark = pytest.mark.slow
 
 
 def readme_blocks() -> dict[str, str]:
-    """The section's two Python blocks: the first for settings.py, the second for urls.py."""
+    """The section's Python blocks, appended to the file each names: settings.py, urls.py, then
+    "MCP over HTTP"'s settings.py, urls.py and asgi.py."""
     text = (ROOT / "README.md").read_text()
     start = text.index(SECTION)
     end = text.index("\n## ", start + len(SECTION))
-    blocks = re.findall(r"```python\n(.*?)```", text[start:end], flags=re.S)
+    middle = text.index(MCP_SECTION, start, end)
+    blocks = re.findall(r"```python\n(.*?)```", text[start:middle], flags=re.S)
     assert len(blocks) == 2, "the section shows settings.py and urls.py, one block each"
-    return {"settings.py": blocks[0], "urls.py": blocks[1]}
+    mcp = re.findall(r"```python\n(.*?)```", text[middle:end], flags=re.S)
+    assert len(mcp) == 3, "MCP over HTTP shows settings.py, urls.py and asgi.py, one block each"
+    return {"settings.py": blocks[0] + "\n" + mcp[0], "urls.py": blocks[1] + "\n" + mcp[1], "asgi.py": mcp[2]}
 
 
 def clean_env(**extra: str) -> dict[str, str]:
@@ -89,13 +96,14 @@ def fresh_python(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     venv.EnvBuilder(with_pip=True, system_site_packages=False).create(env_dir)
     python = env_dir / "bin" / "python"
     pins = constraints(env_dir / "constraints.txt")
-    run([python, "-m", "pip", "install", "--disable-pip-version-check", "-c", pins, wheel], cwd=env_dir)
+    run([python, "-m", "pip", "install", "--disable-pip-version-check", "-c", pins, f"{wheel}[mcp-http]"], cwd=env_dir)
     return python
 
 
 @pytest.fixture(scope="module")
 def site(fresh_python: Path, radicale, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, object]]:
-    """A startproject site with the README's two blocks, migrated, a user with a token, served."""
+    """A startproject site with the README's blocks, migrated, a user with a token and an OAuth client,
+    served by uvicorn (every door: the API, the page, /mcp and the OAuth server)."""
     base = tmp_path_factory.mktemp("site")
     bin_dir = fresh_python.parent
     run([bin_dir / "django-admin", "startproject", "mysite", base], cwd=base)
@@ -103,19 +111,27 @@ def site(fresh_python: Path, radicale, tmp_path_factory: pytest.TempPathFactory)
     for name, block in blocks.items():
         target = base / "mysite" / name
         target.write_text(target.read_text() + "\n" + block)
+    port, callback_port = free_port(), free_port()
+    url = f"http://127.0.0.1:{port}"
+    redirect_uri = f"http://127.0.0.1:{callback_port}{CALLBACK}"
     env = clean_env(CALDAV_URL=radicale.url, CALDAV_USERNAME=radicale.instance.username,
-                    CALDAV_PASSWORD=radicale.instance.password,
+                    CALDAV_PASSWORD=radicale.instance.password, RESOLVER_SITE_URL=url,
                     DJANGO_SUPERUSER_PASSWORD="a fresh project's password", DJANGO_SUPERUSER_EMAIL="u@example.com")
     manage = [fresh_python, base / "manage.py"]
     run([*manage, "check"], cwd=base, env=env)
     run([*manage, "migrate", "--noinput"], cwd=base, env=env)
     run([*manage, "createsuperuser", "--noinput", "--username", "ada"], cwd=base, env=env)
     token = run([*manage, "drf_create_token", "ada"], cwd=base, env=env).split()[2]
+    # A pre-registered public client, as staff would add it in the admin.
+    run([*manage, "shell", "-c", (
+        "from oauth2_provider.models import Application as A; "
+        f"A.objects.create(name='Fresh agent', client_id={CLIENT_ID!r}, client_type=A.CLIENT_PUBLIC, "
+        f"authorization_grant_type=A.GRANT_AUTHORIZATION_CODE, redirect_uris={redirect_uri!r}, algorithm='')")],
+        cwd=base, env=env)
     where = run([fresh_python, "-c", "import resolver; print(resolver.__file__)"], cwd=base, env=env)
-    port = free_port()
-    server = subprocess.Popen([str(a) for a in (*manage, "runserver", "--noreload", f"127.0.0.1:{port}")],
+    server = subprocess.Popen([str(bin_dir / "uvicorn"), "mysite.asgi:application", "--host", "127.0.0.1",
+                               "--port", str(port), "--no-access-log"],
                               cwd=base, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    url = f"http://127.0.0.1:{port}"
     try:
         for _ in range(300):
             try:
@@ -124,7 +140,8 @@ def site(fresh_python: Path, radicale, tmp_path_factory: pytest.TempPathFactory)
             except requests.ConnectionError:
                 assert server.poll() is None, server.stderr.read() if server.stderr else ""
                 time.sleep(0.2)
-        yield {"url": url, "token": token, "env": env, "python": fresh_python, "base": base, "resolver_file": where.strip()}
+        yield {"url": url, "token": token, "env": env, "python": fresh_python, "base": base,
+               "resolver_file": where.strip(), "redirect_uri": redirect_uri}
     finally:
         server.terminate()
         server.wait(timeout=10)
@@ -215,3 +232,85 @@ def test_package__resolves_through_the_command(site):
               env=site["env"])
     item_id, etag, href = out.strip().split("\t")
     assert item_id.startswith("itm_") and etag and href.endswith(".ics")
+
+
+class FormSignIn:
+    """The person at the authorization URL, with a plain HTTP session: the login form, then the consent form."""
+
+    def __init__(self, site: dict[str, object]) -> None:
+        self.site = site
+        self.pages: list[str] = []
+        self.redirected: str | None = None
+
+    async def redirect(self, authorization_url: str) -> None:
+        import anyio.to_thread
+
+        await anyio.to_thread.run_sync(self._sign_in, authorization_url)
+
+    def _sign_in(self, authorization_url: str) -> None:
+        session = requests.Session()
+        login = session.get(authorization_url, timeout=30)
+        self.pages.append(re.search(r"<title>([^<]*)", login.text).group(1))
+        consent = session.post(login.url, data={"username": "ada", "password": "a fresh project's password",
+                                                "csrfmiddlewaretoken": _csrf(session, login.text),
+                                                "next": re.search(r'name="next" value="([^"]*)"', login.text).group(1)
+                                                .replace("&amp;", "&")},
+                               headers={"Referer": login.url}, timeout=30)
+        self.pages.append(re.search(r"<title>([^<]*)", consent.text).group(1))
+        fields = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)"', consent.text))
+        fields = {k: v.replace("&amp;", "&") for k, v in fields.items()}
+        allowed = session.post(consent.url, data={**fields, "allow": "Authorize"}, allow_redirects=False,
+                               headers={"Referer": consent.url}, timeout=30)
+        assert allowed.status_code == 302, allowed.text[:2000]
+        self.redirected = allowed.headers["Location"]
+
+    async def callback(self):
+        from urllib.parse import parse_qs, urlsplit
+
+        from mcp.shared.auth import AuthorizationCodeResult
+
+        assert self.redirected and self.redirected.startswith(str(self.site["redirect_uri"])), self.redirected
+        query = parse_qs(urlsplit(self.redirected).query)
+        return AuthorizationCodeResult(code=query["code"][0], state=query.get("state", [None])[0],
+                                       iss=query.get("iss", [None])[0])
+
+
+def test_package__resolves_through_mcp_over_http_after_the_oauth_flow(site):
+    """The SDK's client from a first tokenless request: discovery, PKCE, sign-in, consent, token, the tool."""
+    import anyio
+    from mcp import Client
+    from mcp.client.auth import OAuthClientProvider
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata
+
+    from tests.mcp_http import oauth_flow
+
+    mcp_url = f"{site['url']}/mcp"
+    anonymous = requests.post(mcp_url, json={}, headers={"Accept": "application/json, text/event-stream"},
+                              timeout=30)
+    assert anonymous.status_code == 401
+    assert f'resource_metadata="{site["url"]}/.well-known/oauth-protected-resource/mcp"' in \
+        anonymous.headers["WWW-Authenticate"]
+
+    person = FormSignIn(site)
+    redirect_uri = str(site["redirect_uri"])
+    storage = oauth_flow.MemoryStorage(client_info=OAuthClientInformationFull(
+        client_id=CLIENT_ID, redirect_uris=[redirect_uri], token_endpoint_auth_method="none",
+        grant_types=["authorization_code", "refresh_token"]))
+    metadata = OAuthClientMetadata(redirect_uris=[redirect_uri], token_endpoint_auth_method="none",
+                                   grant_types=["authorization_code", "refresh_token"], client_name="Fresh agent")
+    auth = OAuthClientProvider(server_url=mcp_url, client_metadata=metadata, storage=storage,
+                               redirect_handler=person.redirect, callback_handler=person.callback)
+
+    async def main():
+        async with oauth_flow.http_client(auth) as http:
+            async with Client(streamable_http_client(mcp_url, http_client=http), read_timeout_seconds=60) as client:
+                return await client.call_tool("resolve_reference", {"text": "Draft portfolio outline", "kind": "task"})
+
+    result = anyio.run(main)
+    assert [page.split(" · ")[0] for page in person.pages] == ["Sign in", "Allow access"]
+    assert storage.tokens is not None and storage.tokens.scope == "read"
+    assert result.is_error is False
+    envelope = result.structured_content
+    assert envelope["status"] == "ok" and envelope["data"]["uid"] == "t-portfolio"
+    assert envelope["data"]["method"] == "deterministic"

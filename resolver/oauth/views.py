@@ -1,0 +1,94 @@
+"""The authorization server's views: django-oauth-toolkit's, with the app's consent rules and limits.
+
+- `ConsentView`: the consent page is shown every time unless staff marked the
+  application trusted in the admin ("Skip authorization"); the client cannot
+  skip it with `approval_prompt=auto` in the query string. While a signed-in
+  person is on it, and only then, a Client ID Metadata Document may be
+  fetched (resolver/oauth/clients.py). The page leads with what the site
+  verified about the client (the host of its `client_id` URL, or that the
+  site's staff registered it), then the name it claims, then the resource.
+- `throttled(view)`: the token and revoke endpoints, per client address.
+"""
+from __future__ import annotations
+
+import functools
+import json
+from typing import Any, Callable
+from urllib.parse import urlsplit
+
+from django.http import HttpRequest, HttpResponse
+from django.views.decorators.csrf import csrf_exempt
+from oauth2_provider import views
+from rest_framework.throttling import SimpleRateThrottle
+
+from resolver.conf import resolver_settings
+from resolver.oauth import clients, resource
+
+STAFF = "registered by this site's staff"
+
+
+class ConsentView(views.AuthorizationView):
+    template_name = "resolver/oauth/authorize.html"
+
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not request.user.is_authenticated:  # the login redirect; nothing is fetched for nobody
+            return super().dispatch(request, *args, **kwargs)
+        if "approval_prompt" in request.GET:
+            # django-oauth-toolkit lets this parameter turn the consent page off
+            # ("auto": a code straight back when a token exists). The site decides.
+            query = request.GET.copy()
+            del query["approval_prompt"]
+            request.GET = query
+        with clients.consenting():
+            return super().dispatch(request, *args, **kwargs)
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        context = super().get_context_data(**kwargs)
+        application = context.get("application")
+        if application is not None:
+            context["verified_origin"] = verified_origin(application)
+            context["claimed_name"] = application.name or ""
+        resources = (context.get("resource") or "").split()
+        context["resources"] = [{"url": url, "ours": url == resource.resource_url()} for url in resources]
+        return context
+
+
+def verified_origin(application: Any) -> str:
+    """What the site knows of a client for certain: the host its document was fetched from, or its staff."""
+    if application.registration_source == application.RegistrationSource.CIMD:
+        parts = urlsplit(application.client_id)
+        return parts.netloc.rsplit("@", 1)[-1]  # userinfo is refused for documents; never shown
+    return STAFF
+
+
+class ClientAddressThrottle(SimpleRateThrottle):
+    """RESOLVER["OAUTH_THROTTLE_RATE"] per client address, in the default cache (shared by the workers).
+
+    The address is REMOTE_ADDR: a forwarded-for header is the client's to
+    choose. Behind a proxy, have the server set REMOTE_ADDR from it.
+    """
+
+    scope = "oauth"
+
+    def get_rate(self) -> str:
+        return resolver_settings.OAUTH_THROTTLE_RATE
+
+    def get_cache_key(self, request: Any, view: Any) -> str:
+        return self.cache_format % {"scope": self.scope, "ident": request.META.get("REMOTE_ADDR", "")}
+
+
+def throttled(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    @functools.wraps(view)
+    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        throttle = ClientAddressThrottle()
+        if not throttle.allow_request(request, None):
+            seconds = max(1, int((throttle.wait() or 1) + 0.999))
+            response = HttpResponse(json.dumps({"error": "throttled", "error_description": "Too many requests.",
+                                                "retry_after_seconds": seconds}),
+                                    status=429, content_type="application/json")
+            response["Retry-After"] = str(seconds)
+            response["Cache-Control"] = "no-store"
+            return response
+        return view(request, *args, **kwargs)
+
+    return csrf_exempt(wrapper)
