@@ -59,6 +59,7 @@ import pytest  # noqa: E402
 
 from lifeproject.embedded_radicale import free_port  # noqa: E402
 from lifeproject.seeding import Spec, seed  # noqa: E402
+from tests.support.processes import stop  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -266,13 +267,7 @@ def _banner_of(run: subprocess.Popen[str], deadline: float) -> str:
 
 
 def _stop(run: subprocess.Popen[str]) -> None:
-    if run.poll() is None:
-        run.send_signal(signal.SIGTERM)
-        try:
-            run.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            run.kill()
-            run.wait()
+    stop(run)
 
 
 @pytest.mark.slow

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-import signal
 import subprocess
 import sys
 import time
@@ -20,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from lifeproject.embedded_radicale import free_port
+from tests.support.processes import stop
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -98,13 +98,7 @@ def _start(var_dir: Path, mode: str) -> tuple[subprocess.Popen[str], int, int]:
 
 
 def _stop(run: subprocess.Popen[str]) -> None:
-    if run.poll() is None:
-        run.send_signal(signal.SIGTERM)
-        try:
-            run.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            run.kill()
-            run.wait()
+    stop(run)
 
 
 # What each mode's blocks must show, beyond their exit codes.

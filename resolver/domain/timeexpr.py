@@ -221,13 +221,17 @@ def _read_month_day(groups: dict[str, Any], today: date, rules: Grammar) -> DayR
     number = _day_number(groups["d"], rules)
     if month is None or number is None:
         return None
-    if groups.get("y"):
-        return _one_day(_date(int(groups["y"]), month, number))
-    # Without a year, the next such day: "March 3" in December is next March.
+    return _one_day(_dated(groups.get("y"), month, number, today))
+
+
+def _dated(year: str | None, month: int, number: int, today: date) -> date | None:
+    """The day with its year; without one, the next such day: "March 3" in December is next March."""
+    if year:
+        return _date(int(year), month, number)
     day = _date(today.year, month, number)
     if day is not None and day < today:
         day = _date(today.year + 1, month, number)
-    return _one_day(day)
+    return day
 
 
 def _read_relative(groups: dict[str, Any], today: date, rules: Grammar) -> DayReading | None:
@@ -267,13 +271,7 @@ def _step(groups: dict[str, Any], rules: Grammar) -> int:
 
 def _read_numeric(groups: dict[str, Any], today: date, rules: Grammar) -> DayReading | None:
     """"12.1.2027", "12.1." (day first): without a year, the next such day."""
-    month, number = int(groups["m"]), int(groups["d"])
-    if groups.get("y"):
-        return _one_day(_date(int(groups["y"]), month, number))
-    day = _date(today.year, month, number)
-    if day is not None and day < today:
-        day = _date(today.year + 1, month, number)
-    return _one_day(day)
+    return _one_day(_dated(groups.get("y"), int(groups["m"]), int(groups["d"]), today))
 
 
 def _read_end_of(groups: dict[str, Any], today: date, rules: Grammar) -> DayReading | None:
