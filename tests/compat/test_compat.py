@@ -15,13 +15,13 @@ from typing import Any, Iterator
 
 import pytest
 
-from resolver import services
 from resolver.calendars.caldav import CalDAVCalendar, ReaderRegistry
 from resolver.domain.errors import ResolverError
 from resolver.domain.pipeline import NoThresholds
 from resolver.judges.disabled import DisabledJudge
 from tests.compat import seed
 from tests.compat.peers import Peer
+from tests.support.resolving import resolve_outcome
 
 pytestmark = pytest.mark.slow
 
@@ -47,8 +47,8 @@ def calendar(peer: Peer, registry: ReaderRegistry, mode: str) -> CalDAVCalendar:
 
 def resolve(cal: CalDAVCalendar, cid: str, text: str, kind: str) -> Any:
     try:
-        return services.resolve_reference(text=text, kind=kind, collection_ids=[cid], door="test", calendar=cal,
-                                          judge=DisabledJudge(), policy=NoThresholds())
+        return resolve_outcome(text=text, kind=kind, collection_ids=[cid], door="test", calendar=cal,
+                               judge=DisabledJudge(), policy=NoThresholds())
     except ResolverError as err:
         return f"{err.code}: {err.details}"
 
