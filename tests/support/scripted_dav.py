@@ -18,6 +18,10 @@ Quirks, as seen on real servers (issue 27, docs/servers.md):
   `with space.ics` for `with%20space.ics`), as SOGo 5.8 does.
 - `sync_data=False`: a sync-collection asking for calendar-data answers it
   with a 404 propstat (DAViCal 1.1.12).
+- `frozen_clock=True`: the server's clock does not move (every write falls in
+  one second, as a quick DELETE + PUT does on a real server), and the Date
+  header of each answer is that clock. Otherwise each write is a second
+  after the last, long before the real Date the answers carry.
 
 Resource names are stored decoded; the listing form of an href is the
 collection path plus the name percent-encoded (RFC 3986 unreserved kept), and
@@ -62,6 +66,11 @@ class Request:
     authorized: bool
 
 
+def _http_date(clock: int) -> str:
+    """The scripted server's clock (seconds since 2026-01-01, under an hour) as an HTTP date."""
+    return f"Thu, 01 Jan 2026 00:{clock // 60:02d}:{clock % 60:02d} GMT"
+
+
 def listing_href(name: str) -> str:
     return COLLECTION + quote(name, safe="-._~!$&'()*+,;=:@")
 
@@ -69,8 +78,10 @@ def listing_href(name: str) -> str:
 class ScriptedDAV:
     """One collection at COLLECTION on 127.0.0.1 (module docstring)."""
 
-    def __init__(self, *, etags: str = "unique", sync_hrefs: str = "escaped", sync_data: bool = True) -> None:
+    def __init__(self, *, etags: str = "unique", sync_hrefs: str = "escaped", sync_data: bool = True,
+                 frozen_clock: bool = False) -> None:
         self.etags, self.sync_hrefs, self.sync_data = etags, sync_hrefs, sync_data
+        self.frozen_clock = frozen_clock
         self.store: dict[str, Stored] = {}
         self.log: list[tuple[int, str]] = []  # (change number, resource name)
         self.seen: list[Request] = []
@@ -90,6 +101,11 @@ class ScriptedDAV:
 
             def log_message(self, *args: Any) -> None:
                 pass
+
+            def date_time_string(self, timestamp: float | None = None) -> str:
+                if server.frozen_clock:
+                    return _http_date(server._clock)
+                return super().date_time_string(timestamp)
 
             def do_PROPFIND(self) -> None:
                 server._handle(self)
@@ -120,7 +136,7 @@ class ScriptedDAV:
             else:
                 self._serial += 1
                 etag = f'"e{self._serial}"'
-            self._clock += 1
+            self._clock += 0 if self.frozen_clock else 1
             self.store[name] = Stored(etag, text, self._clock)
             self.log.append((len(self.log) + 1, name))
             return etag
@@ -129,7 +145,7 @@ class ScriptedDAV:
         with self._lock:
             del self.store[name]
             self._versions.pop(name, None)
-            self._clock += 1
+            self._clock += 0 if self.frozen_clock else 1
             self.log.append((len(self.log) + 1, name))
 
     def rewrite(self, name: str, text: str) -> None:
@@ -219,7 +235,7 @@ class ScriptedDAV:
         found = f"<D:getetag>{escape(stored.etag)}</D:getetag>"
         missing = ""
         if "getlastmodified" in asked:
-            found += f"<D:getlastmodified>Thu, 01 Jan 2026 00:{stored.modified // 60:02d}:{stored.modified % 60:02d} GMT</D:getlastmodified>"
+            found += f"<D:getlastmodified>{_http_date(stored.modified)}</D:getlastmodified>"
         if "calendar-data" in asked:
             found += f"<C:calendar-data>{escape(stored.text)}</C:calendar-data>"
         return found, missing

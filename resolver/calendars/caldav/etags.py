@@ -7,6 +7,7 @@ from resolver.domain.ports import SkippedResource
 from resolver.calendars.caldav.discovery import checked
 from resolver.calendars.caldav.http import Transport
 from resolver.calendars.caldav.members import member_path
+from resolver.calendars.caldav.stamps import settled
 from resolver.calendars.caldav.multistatus import (
     CALENDAR_DATA, GETETAG, GETLASTMODIFIED, Multistatus, multiget_body, propfind_body, query_body,
 )
@@ -35,8 +36,8 @@ def listing(transport: Transport, path: str, *, kind: Kind, window: Window,
         href = member_path(transport.origin, response.href, collection=path, skipped=skipped)
         if href is not None:
             members[href] = etag
-            stamp = response.text(GETLASTMODIFIED)
-            if stamps is not None and stamp:
+            stamp = settled(response.text(GETLASTMODIFIED), found.served)
+            if stamps is not None and stamp is not None:
                 stamps[href] = stamp
     return members
 
@@ -50,15 +51,16 @@ def members(transport: Transport, path: str, skipped: list[SkippedResource] | No
     """
     body = propfind_body(GETETAG, *([GETLASTMODIFIED] if stamps is not None else []))
     listed: dict[str, str] = {}
-    for response in checked(transport.propfind(path, body, depth=1)).responses:
+    found = checked(transport.propfind(path, body, depth=1))
+    for response in found.responses:
         etag = response.text(GETETAG)
         href = member_path(transport.origin, response.href, collection=path,
                            skipped=skipped if skipped is not None else [])
         if href is None or href.rstrip("/") == path.rstrip("/") or response.status != 200 or not etag:
             continue
         listed[href] = etag
-        stamp = response.text(GETLASTMODIFIED)
-        if stamps is not None and stamp:
+        stamp = settled(response.text(GETLASTMODIFIED), found.served)
+        if stamps is not None and stamp is not None:
             stamps[href] = stamp
     return listed
 

@@ -13,6 +13,7 @@ from resolver.calendars.caldav.caches import FilterMemory
 from resolver.calendars.caldav.etags import report
 from resolver.calendars.caldav.http import Transport
 from resolver.calendars.caldav.members import Resource, member_path
+from resolver.calendars.caldav.stamps import settled
 from resolver.calendars.caldav.multistatus import CALENDAR_DATA, GETETAG, GETLASTMODIFIED, query_body
 from resolver.calendars.ical import Window
 from resolver.domain.codes import is_transient
@@ -32,7 +33,7 @@ def read(transport: Transport, path: str, body: bytes, skipped: list[SkippedReso
         ok = response.status == 200
         resources.append(Resource(href, response.text(GETETAG) if ok else None,
                                   (response.text(CALENDAR_DATA) or None) if ok else None,
-                                  stamp=response.text(GETLASTMODIFIED) if ok else None))
+                                  stamp=settled(response.text(GETLASTMODIFIED), found.served) if ok else None))
     return resources
 
 

@@ -175,7 +175,9 @@ class Transport:
                     current = target
                     continue
                 if status in (200, 207):
-                    return Answer(status, self._read(response, own_end), current)
+                    found = self._read(response, own_end)
+                    found.served = response.headers.get("Date")
+                    return Answer(status, found, current)
                 return Answer(status, None, current)
             finally:
                 response.close()

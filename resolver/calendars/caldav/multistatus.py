@@ -152,6 +152,8 @@ class Response:
 class Multistatus:
     responses: list[Response]
     sync_token: str | None = None
+    # The answer's Date header: the server's clock when it listed (stamps.settled).
+    served: str | None = None
 
 
 def _status(text: str | None) -> int | None:

@@ -35,7 +35,7 @@ from typing import Any, Mapping, Sequence
 
 from resolver import deadline
 from resolver.domain.ports import FetchResult, SkippedResource
-from resolver.calendars.caldav import discovery, etags, full, hrefs, sync
+from resolver.calendars.caldav import discovery, etags, full, hrefs, stamps, sync
 from resolver.calendars.caldav.account import CalDAVAccount
 from resolver.calendars.caldav.caches import (
     DEFAULT_CAPACITY, Budget, FilterMemory, ParseMemo, Parsed, SyncState, SyncStates, Tombstones, Unreadable,
@@ -270,8 +270,8 @@ class CalDAVReader:
         self._download(transport, path, read, skipped)
         resources = self._sorted(transport, path, read, kind=kind, window=window, limits=options.limits)
         if read.keep:
-            stamps = {r.href: read.stamps[r.href] for r in resources if r.href in read.stamps}
-            self.states.put(key, SyncState.of(read.token, {r.href: r.etag for r in resources if r.etag}, stamps))
+            kept = {r.href: read.stamps[r.href] for r in resources if r.href in read.stamps}
+            self.states.put(key, SyncState.of(read.token, {r.href: r.etag for r in resources if r.etag}, kept))
         else:
             self.states.drop(key)
         return resources + read.odd
@@ -325,8 +325,8 @@ class CalDAVReader:
         The listing is the collection's Depth 1 PROPFIND, both kinds (the memo
         sorts them): it carries getlastmodified on every server tested. A
         member under the same ETag but written since (or whose time was not
-        known) is downloaded again and compared: SOGo hands an ETag out again
-        after a DELETE + PUT.
+        known, or too near the listing to tell: stamps.py) is downloaded again
+        and compared: SOGo hands an ETag out again after a DELETE + PUT.
         """
         read = _Pass()
         read.members = etags.members(transport, path, skipped, stamps=read.stamps)
@@ -337,7 +337,7 @@ class CalDAVReader:
                 self._bury(path, href, etag)
             elif now != etag:
                 self._forget(href, etag)
-            elif href in read.stamps and state.stamps.get(href) != read.stamps[href]:
+            elif stamps.doubted(state.stamps.get(href), read.stamps.get(href)):
                 read.recheck.add(href)
         return read
 
@@ -380,7 +380,7 @@ class CalDAVReader:
                     continue
                 read.members[resource.href] = resource.etag
                 read.fetched[resource.href] = resource.data
-                if resource.stamp:
+                if resource.stamp is not None:
                     read.stamps[resource.href] = resource.stamp
         for href, etag in (previous.members.items() if previous is not None else ()):
             if href not in read.members:
