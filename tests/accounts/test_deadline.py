@@ -48,6 +48,22 @@ def test_api_collections__header_trickle_ends_at_the_deadline(shared_trickler, d
     assert shared_trickler.cut.wait(10)  # hung up mid-headers, not after the server gave up
 
 
+def test_api_resolve__tls_handshake_trickle_ends_at_the_deadline(settings, django_user_model):
+    """A server trickling its TLS handshake record a byte at a time: each read is in time, the whole is not."""
+    with HeaderTrickler(tls=True, max_bytes=8) as server:  # 3.2 s, then it closes: past the budget, within the timeout
+        settings.RESOLVER = {"CALDAV_URL": server.url, "CALDAV_USERNAME": "u", "CALDAV_PASSWORD": "p",
+                             "CALDAV_TIMEOUT": 5.0, "RESOLUTION_BUDGET_SECONDS": 1.0,
+                             "SITE_URL": "http://testserver"}
+        user = django_user_model.objects.create_user("alice")
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+        response = client.post("/v1/resolve", {"text": "Quarterly report", "kind": "task"}, format="json")
+        assert response.status_code == 503
+        error = response.json()["error"]
+        assert error["code"] == "calendar_unavailable" and error["details"]["reason"] == "timeout"
+        assert server.cut.wait(10)  # hung up mid-handshake, not after the server gave up
+
+
 def test_mcp_list_collections__header_trickle_ends_at_the_deadline(shared_trickler):
     envelope = call_mcp_tool(services.Caller(door="mcp"), "list_collections")
     assert envelope["error"]["code"] == "calendar_unavailable" and envelope["error"]["details"]["reason"] == "timeout"

@@ -120,8 +120,13 @@ class HeaderTrickler:
     """An HTTP server on 127.0.0.1 that sends its status line and headers a byte at a time (every 0.4 s),
     up to `max_bytes` (then closes): the header phase a per-read timeout never ends."""
 
-    def __init__(self, *, interval: float = 0.4, max_bytes: int = 40) -> None:
+    # What `tls=True` trickles: a TLS handshake record announcing 16 KiB, so the
+    # client's handshake waits for the rest of a record that comes a byte at a time.
+    TLS_RECORD = b"\x16\x03\x03\x40\x00" + b"\x02" * 1000
+
+    def __init__(self, *, interval: float = 0.4, max_bytes: int = 40, tls: bool = False) -> None:
         self.interval = interval
+        self.tls = tls
         self.max_bytes = max_bytes
         self.listener = Listener()
         self.requests = 0
@@ -132,7 +137,7 @@ class HeaderTrickler:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.listener.port}/"
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.listener.port}/"
 
     def _run(self) -> None:
         sock = self.listener.sock
@@ -145,7 +150,8 @@ class HeaderTrickler:
             threading.Thread(target=self._trickle, args=(conn,), daemon=True).start()
 
     def _trickle(self, conn: socket.socket) -> None:
-        head = b"HTTP/1.1 207 Multi-Status\r\nContent-Type: application/xml\r\nX-Slow: " + b"z" * 1000
+        head = self.TLS_RECORD if self.tls else (
+            b"HTTP/1.1 207 Multi-Status\r\nContent-Type: application/xml\r\nX-Slow: " + b"z" * 1000)
         try:
             conn.recv(65536)
         except OSError:
@@ -164,6 +170,7 @@ class HeaderTrickler:
     def __enter__(self) -> HeaderTrickler:
         self._thread.start()
         return self
+
 
     def __exit__(self, *exc: object) -> None:
         self._stop.set()

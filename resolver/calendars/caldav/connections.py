@@ -11,10 +11,11 @@ the certificate check (`assert_hostname`) all use it.
 `PinnedAdapter(check_addresses=False)` (the operator's own CALDAV_URL, which
 may be private) connects by name, as requests does.
 
-Both bound the header phase: while urllib3 waits for the status line and
-headers, a watchdog (watchdog.py) shuts the socket down when the exchange's end
-passes, so a server trickling its headers a byte at a time cannot hold a
-request past the deadline (a per-read timeout never fires on such a server).
+Both bound the TLS handshake and the header phase: while urllib3 shakes
+hands or waits for the status line and headers, a watchdog (watchdog.py)
+shuts the socket down when the exchange's end passes, so a server trickling
+either a byte at a time cannot hold a request past the deadline (a per-read
+timeout never fires on such a server).
 """
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ from requests.adapters import HTTPAdapter
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
-from resolver.calendars.caldav import addresses
+from resolver.calendars.caldav import addresses, watchdog
 from resolver.calendars.caldav.watchdog import guarded
 
 
@@ -36,6 +37,23 @@ class _GuardedHTTPConnection(HTTPConnection):
 
 
 class _GuardedHTTPSConnection(HTTPSConnection):
+    # The TLS handshake reads the socket record by record, each read under
+    # its own timeout: a server trickling it a byte at a time is ended, like
+    # the header phase, by the watchdog at the exchange's end.
+    _handshake: int | None = None
+
+    def _new_conn(self) -> Any:
+        sock = super()._new_conn()
+        self._handshake = watchdog.watch(sock)
+        return sock
+
+    def connect(self) -> None:
+        try:
+            super().connect()
+        finally:
+            watchdog.release(self._handshake)
+            self._handshake = None
+
     def getresponse(self, *args: Any, **kwargs: Any) -> Any:
         with guarded(self):
             return super().getresponse(*args, **kwargs)

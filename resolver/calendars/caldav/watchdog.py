@@ -1,4 +1,4 @@
-"""A bound on the header phase of an HTTP exchange (connections.py arms it; http.py sets the end).
+"""A bound on the TLS handshake and the header phase of an HTTP exchange (connections.py arms it; http.py sets the end).
 
 A socket timeout bounds one read; a server sending its status line and
 headers a byte at a time never lets one read time out, and urllib3 reads the
@@ -83,16 +83,24 @@ def _shut(sock: Any) -> None:
 _watchdog = Watchdog()
 
 
+def watch(sock: Any) -> int | None:
+    """Shut `sock` down at the exchange's end unless released first; None outside an exchange."""
+    end = _end.get()
+    if end is None or sock is None:
+        return None
+    return _watchdog.arm(end, sock)
+
+
+def release(handle: int | None) -> None:
+    if handle is not None:
+        _watchdog.disarm(handle)
+
+
 @contextmanager
 def guarded(connection: Any) -> Iterator[None]:
     """While `connection` waits for its response's headers, shut it down at the exchange's end."""
-    end = _end.get()
-    sock = getattr(connection, "sock", None)
-    if end is None or sock is None:
-        yield
-        return
-    handle = _watchdog.arm(end, sock)
+    handle = watch(getattr(connection, "sock", None))
     try:
         yield
     finally:
-        _watchdog.disarm(handle)
+        release(handle)
