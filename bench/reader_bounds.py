@@ -125,12 +125,12 @@ def child(mode: str, url: str, budget: float | None) -> dict[str, Any]:
     settings.configure(INSTALLED_APPS=[], RESOLVER=values)
     django.setup()
     from resolver import deadline
-    from resolver.calendars import caldav_from_settings
+    from resolver.calendars.caldav import CalDAVCalendar
     from resolver.conf import resolver_settings
     from resolver.domain.errors import CalendarUnavailable
     from resolver.domain.items import Kind
 
-    calendar = caldav_from_settings(settings=resolver_settings)
+    calendar = CalDAVCalendar.from_settings(resolver_settings)
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     started = time.monotonic()
     try:

@@ -34,7 +34,7 @@ from django.db import transaction
 from django.utils.text import slugify
 
 from resolver import deadline
-from resolver.conf import import_setting, resolver_settings
+from resolver.conf import build_backend, resolver_settings
 from resolver.connected import ConnectedAccount
 from resolver.domain.errors import (
     AccountRejected, CalendarUnavailable, CollectionNotFound, NoCalendarAccount, ResolverError,
@@ -55,7 +55,7 @@ class AccountBackend(Protocol):
 
 
 def backend() -> AccountBackend:
-    return import_setting("ACCOUNT_BACKEND")()
+    return build_backend("ACCOUNT_BACKEND")
 
 
 def calendar_for(user: Any) -> CalendarSource:
@@ -70,9 +70,9 @@ def per_user() -> bool:
 def source_for(account: ConnectedAccount) -> CalendarSource:
     """The calendar source reading one account: the CalDAV backend, configured from the
     resolver settings with this account's URL and credentials in place of the settings' own."""
-    from resolver.calendars import caldav_from_settings
+    from resolver.calendars.caldav import CalDAVCalendar
 
-    return caldav_from_settings(settings=_AccountSettings(account))
+    return CalDAVCalendar.from_settings(_AccountSettings(account))
 
 
 class _AccountSettings:
@@ -95,12 +95,24 @@ class _AccountSettings:
 class SettingsAccount:
     """The one account in RESOLVER, for every caller (CALENDAR_BACKEND builds its source)."""
 
+    def __init__(self, settings: Any) -> None:
+        self.settings = settings
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> SettingsAccount:
+        return cls(settings)
+
     def calendar_for(self, user: Any) -> CalendarSource:
-        return import_setting("CALENDAR_BACKEND")(settings=resolver_settings)
+        return build_backend("CALENDAR_BACKEND", self.settings)
 
 
 class PerUserAccounts:
     """Each person's own accounts; nobody, and anybody without one, gets NoCalendarAccount."""
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> PerUserAccounts:
+        # Each account's source reads the settings itself (source_for), with the account's own URL.
+        return cls()
 
     def calendar_for(self, user: Any) -> CalendarSource:
         if user is None or not getattr(user, "is_authenticated", False) or not getattr(user, "is_active", False):

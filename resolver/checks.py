@@ -4,11 +4,12 @@
 |---|---|
 | resolver.E001 | SECRET_KEY is the development default while DEBUG is off |
 | resolver.E002 | an unknown key in RESOLVER (a typo would silently fall back to a default) |
-| resolver.E003 | a backend path (CALENDAR_BACKEND, JUDGE_BACKEND) that does not import |
+| resolver.E003 | a backend path (CALENDAR_BACKEND, JUDGE_BACKEND, ACCOUNT_BACKEND, SEMANTIC_ENCODER) that does not import, or names no class with from_settings(settings) |
 | resolver.E004 | a URL setting without an http(s) scheme and host |
 | resolver.E005 | TIME_ZONE is not an IANA zone |
 | resolver.E006 | a limit that is not a positive integer, or MAX_CANDIDATES above 19 |
 | resolver.W001 | CALDAV_URL is empty while the CalDAV backend is in use |
+| resolver.W002 | a backend path the docs once gave (resolver.conf.RENAMED_BACKENDS): it still works, under its new name |
 | resolver.E007 | an app the resolver needs is missing from INSTALLED_APPS |
 | resolver.E008 | a middleware the page and the API's session login need is missing from MIDDLEWARE |
 | resolver.E009 | per-user accounts (their passwords encrypted with SECRET_KEY) with a development SECRET_KEY |
@@ -30,7 +31,9 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.core import checks
 
-from resolver.conf import DEFAULTS, IMPORT_STRINGS, import_setting, resolver_settings, user_settings
+from resolver.conf import (
+    BACKENDS, DEFAULTS, RENAMED_BACKENDS, backend_path, import_setting, resolver_settings, user_settings,
+)
 from resolver.domain.judgment import MAX_CANDIDATES
 
 TAG = "resolver"
@@ -122,9 +125,13 @@ def _unknown_keys() -> list[checks.CheckMessage]:
     ]
 
 
+_BACKEND_HINT = "Give the dotted path of a class with a from_settings(settings) classmethod."
+
+
 def _backends() -> list[checks.CheckMessage]:
-    problems = []
-    for name in IMPORT_STRINGS:
+    """Each backend setting names a class resolver.conf.build_backend can build (the one way backends are made)."""
+    problems: list[checks.CheckMessage] = []
+    for name in BACKENDS:
         path = getattr(resolver_settings, name)
         if path is None:
             continue
@@ -134,11 +141,14 @@ def _backends() -> list[checks.CheckMessage]:
             backend = import_setting(name)
         except ImportError as err:
             problems.append(checks.Error(f"RESOLVER[{name!r}] = {path!r} does not import: {err.__cause__ or err}",
-                                         hint="Give the dotted path of a callable.", id="resolver.E003"))
+                                         hint=_BACKEND_HINT, id="resolver.E003"))
             continue
-        if not callable(backend):
-            problems.append(checks.Error(f"RESOLVER[{name!r}] = {path!r} is not callable.",
-                                         hint="Give the dotted path of a callable.", id="resolver.E003"))
+        if not callable(getattr(backend, "from_settings", None)):
+            problems.append(checks.Error(f"RESOLVER[{name!r}] = {path!r} has no from_settings(settings).",
+                                         hint=_BACKEND_HINT, id="resolver.E003"))
+        elif path in RENAMED_BACKENDS:
+            problems.append(checks.Warning(f"RESOLVER[{name!r}] = {path!r} is an old name; it still works.",
+                                           hint=f"Write {RENAMED_BACKENDS[path]!r}.", id="resolver.W002"))
     return problems
 
 
@@ -185,7 +195,7 @@ def _limits() -> list[checks.CheckMessage]:
 
 def _caldav_url_set() -> list[checks.CheckMessage]:
     # Only the CalDAV backend reads it; another backend may need no URL at all.
-    if resolver_settings.CALENDAR_BACKEND == DEFAULTS["CALENDAR_BACKEND"] and not resolver_settings.CALDAV_URL:
+    if backend_path("CALENDAR_BACKEND") == DEFAULTS["CALENDAR_BACKEND"] and not resolver_settings.CALDAV_URL:
         return [
             checks.Warning(
                 "RESOLVER['CALDAV_URL'] is empty; every resolution will fail.",

@@ -15,10 +15,10 @@ from django.utils.module_loading import import_string
 from resolver.domain.judgment import MAX_CANDIDATES
 
 DEFAULTS: dict[str, Any] = {
-    # Backends, by dotted path (IMPORT_STRINGS below). The calendar backend is a
-    # callable taking `settings=` (this module's resolver_settings) and returning
-    # a resolver.domain.ports.CalendarSource.
-    "CALENDAR_BACKEND": "resolver.calendars.caldav_from_settings",
+    # Backends, by dotted path to a class with `from_settings(settings)` (BACKENDS
+    # below, built by build_backend). The calendar backend's instances are
+    # resolver.domain.ports.CalendarSource.
+    "CALENDAR_BACKEND": "resolver.calendars.caldav.CalDAVCalendar",
     # Whose calendar a request reads (resolver/accounts.py): the one account
     # below for everyone, or "resolver.accounts.PerUserAccounts": each person's own.
     "ACCOUNT_BACKEND": "resolver.accounts.SettingsAccount",
@@ -49,8 +49,8 @@ DEFAULTS: dict[str, Any] = {
     # The semantic signal (resolver/domain/semantic.py): a multilingual sentence
     # encoder that widens the pool and re-orders a clarification; never resolves.
     "SEMANTIC": True,
-    # Its encoder, by dotted path to a class taking no arguments.
-    "SEMANTIC_ENCODER": "resolver.domain.semantic.MultilingualUSE",
+    # Its encoder, a backend like the others (resolver/encoders.py).
+    "SEMANTIC_ENCODER": "resolver.encoders.MultilingualUSE",
     # Incremental reads: "auto" (WebDAV sync where offered) or "off" (etag-only listing).
     "CALDAV_SYNC": "auto",
     # Resources the process-wide parse memo holds; 0 turns it off (every read is full).
@@ -87,7 +87,7 @@ DEFAULTS: dict[str, Any] = {
     "JEV_CONNECT_TIMEOUT": 3.05,
     "JEV_READ_TIMEOUT": 6.0,
     "JUDGMENT_BUDGET_SECONDS": 8.0,
-    # Judge backend, by dotted path to a class with from_settings(). Jev is off
+    # Judge backend, by dotted path to a class with from_settings(settings). Jev is off
     # unless TYPESAFE_* name a key or a base URL.
     "JUDGE_BACKEND": "resolver.judges.jev.JevJudge",
     # OpenAI-compatible judge (RESOLVER_JUDGE=openai)
@@ -103,6 +103,7 @@ DEFAULTS: dict[str, Any] = {
     "CLARIFICATION_MAX_AGE_SECONDS": 900,
     # MCP over HTTP: the host's request log, a dotted path to an object with
     # collecting() and write_line() (resolver.mcp.http.RequestLogHook); None: none.
+    # Not a backend: the object is used as named, nothing is built from the settings.
     "REQUEST_LOG": None,
     # OAuth (docs/oauth.md): /oauth/token/ and /oauth/revoke/ per client address;
     # clients made from Client ID Metadata Documents, at most this many, and
@@ -113,17 +114,54 @@ DEFAULTS: dict[str, Any] = {
 }
 
 
-# Settings that name code: checked at start-up (resolver.checks), imported on use.
-IMPORT_STRINGS = ("CALENDAR_BACKEND", "JUDGE_BACKEND", "ACCOUNT_BACKEND", "SEMANTIC_ENCODER")
+# Settings that name a backend: checked at start-up (resolver.checks), built on use by build_backend.
+BACKENDS = ("CALENDAR_BACKEND", "JUDGE_BACKEND", "ACCOUNT_BACKEND", "SEMANTIC_ENCODER")
+
+# Dotted paths the docs once gave, and the backend class each now names: a host
+# that configured one keeps working (check resolver.W002 asks for the new path).
+RENAMED_BACKENDS = {
+    # A factory taking `settings=`, before every backend was a class.
+    "resolver.calendars.caldav_from_settings": "resolver.calendars.caldav.CalDAVCalendar",
+    # The domain's encoder, a class taking no arguments.
+    "resolver.domain.semantic.MultilingualUSE": "resolver.encoders.MultilingualUSE",
+}
+
+
+def backend_path(name: str) -> Any:
+    """The dotted path a backend setting names, a renamed one replaced by its successor."""
+    path = getattr(resolver_settings, name)
+    return RENAMED_BACKENDS.get(path, path) if isinstance(path, str) else path
 
 
 def import_setting(name: str) -> Any:
     """The object a dotted-path setting names; ImportError names the setting."""
-    path = getattr(resolver_settings, name)
+    path = backend_path(name)
     try:
         return import_string(path)
     except ImportError as err:
         raise ImportError(f"RESOLVER[{name!r}] = {path!r} could not be imported: {err}") from err
+
+
+def backend_class(name: str) -> Any:
+    """The class a backend setting names; ImproperlyConfigured when it has no `from_settings`."""
+    backend = import_setting(name)
+    if not callable(getattr(backend, "from_settings", None)):
+        from django.core.exceptions import ImproperlyConfigured
+
+        raise ImproperlyConfigured(f"RESOLVER[{name!r}] = {backend_path(name)!r} has no from_settings(settings): "
+                                   "a backend is a class whose from_settings classmethod builds it.")
+    return backend
+
+
+def build_backend(name: str, settings: Any = None) -> Any:
+    """The one way a backend is made: `from_settings(settings)` of the class RESOLVER[name] names.
+
+    `settings` (default: resolver_settings) is any object with the RESOLVER
+    settings as attributes: a person's account passes the settings with its own
+    URL and credentials (resolver.accounts). Like Django's database and cache
+    handlers, the class decides what it reads; the caller only names the setting.
+    """
+    return backend_class(name).from_settings(resolver_settings if settings is None else settings)
 
 
 def user_settings() -> dict[str, Any]:

@@ -15,7 +15,8 @@ one function here and renders the `Answer` it returns:
 
 Tests and benchmarks resolve through `answer` too (its `.outcome` is the pipeline's
 Outcome; they may pass their own calendar, judge or policy). Backends are chosen by
-dotted path in `RESOLVER` (`CALENDAR_BACKEND`, `JUDGE_BACKEND`); nothing here
+dotted path in `RESOLVER` (`CALENDAR_BACKEND`, `JUDGE_BACKEND`, `SEMANTIC_ENCODER`)
+and built by resolver.conf.build_backend, the one place any backend is built; nothing here
 writes to the calendar. Tokens and the live re-read are resolver.clarifications';
 nothing here imports a door.
 
@@ -36,7 +37,7 @@ from django.apps import apps
 from django.urls import NoReverseMatch, reverse
 
 from resolver import clarifications, deadline, envelope
-from resolver.conf import import_setting, resolver_settings
+from resolver.conf import build_backend, resolver_settings
 from resolver.domain import judgment as jdg
 from resolver.domain.errors import CollectionNotFound, InvalidRequest, ResolverError
 from resolver.domain.items import Collection
@@ -58,7 +59,7 @@ def new_request_id() -> str:
 
 def calendar_from_settings() -> CalendarSource:
     """The calendar backend `RESOLVER["CALENDAR_BACKEND"]` names, configured from the settings."""
-    return import_setting("CALENDAR_BACKEND")(settings=resolver_settings)
+    return build_backend("CALENDAR_BACKEND")
 
 
 def judge_from_settings() -> Judge:
@@ -66,10 +67,7 @@ def judge_from_settings() -> Judge:
 
     The process's judge for that configuration: its connections outlive the request.
     """
-    from django.utils.module_loading import import_string
-
-    backend = import_string(resolver_settings.JUDGE_BACKEND)
-    return judges().shared(backend.from_settings())
+    return judges().shared(build_backend("JUDGE_BACKEND"))
 
 
 def judges() -> JudgeRegistry:
@@ -176,7 +174,7 @@ def semantic_encoder() -> Any:
     encoders = apps.get_app_config("resolver").encoders
     path = str(resolver_settings.SEMANTIC_ENCODER)
     if path not in encoders:
-        encoders[path] = import_setting("SEMANTIC_ENCODER")()
+        encoders[path] = build_backend("SEMANTIC_ENCODER")
     return encoders[path]
 
 

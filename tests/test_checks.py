@@ -41,13 +41,34 @@ def test_checks__backend_path_without_a_dot(settings):
     assert _ids(_run(settings, CALENDAR_BACKEND="caldav")) == ["resolver.E003"]
 
 
-def test_checks__backend_that_is_not_callable(settings):
+def test_checks__backend_that_is_not_a_class_with_from_settings(settings):
     messages = _run(settings, CALENDAR_BACKEND="tests.support.memory_backend.NOT_A_CALLABLE")
-    assert _ids(messages) == ["resolver.E003"] and "is not callable" in messages[0].msg
+    assert _ids(messages) == ["resolver.E003"] and "has no from_settings(settings)" in messages[0].msg
+
+
+def test_checks__a_factory_in_the_old_form_is_named(settings):
+    # A callable taking `settings=` was a calendar backend once; now every backend is built one way.
+    messages = _run(settings, CALENDAR_BACKEND="tests.support.memory_backend.from_settings")
+    assert _ids(messages) == ["resolver.E003"] and "has no from_settings(settings)" in messages[0].msg
+    assert "classmethod" in messages[0].hint
 
 
 def test_checks__a_backend_that_imports_is_clean(settings):
-    assert _run(settings, CALENDAR_BACKEND="tests.support.memory_backend.from_settings") == []
+    assert _run(settings, CALENDAR_BACKEND="tests.support.memory_backend.MemoryBackend") == []
+
+
+@pytest.mark.parametrize("name, old, new", [
+    ("CALENDAR_BACKEND", "resolver.calendars.caldav_from_settings", "resolver.calendars.caldav.CalDAVCalendar"),
+    ("SEMANTIC_ENCODER", "resolver.domain.semantic.MultilingualUSE", "resolver.encoders.MultilingualUSE"),
+])
+def test_checks__a_documented_old_path_still_works_and_is_named(settings, name, old, new):
+    messages = _run(settings, **{name: old})
+    assert _ids(messages) == ["resolver.W002"] and repr(new) in messages[0].hint
+    from django.utils.module_loading import import_string
+
+    from resolver.conf import build_backend
+
+    assert type(build_backend(name)) is import_string(new)
 
 
 @pytest.mark.parametrize("name, value", [
@@ -87,7 +108,10 @@ def test_checks__bad_limit(settings, name, value):
 
 def test_checks__empty_caldav_url_warns_for_the_caldav_backend_only(settings):
     assert _ids(_run(settings, CALDAV_URL="")) == ["resolver.W001"]
-    assert _run(settings, CALDAV_URL="", CALENDAR_BACKEND="tests.support.memory_backend.from_settings") == []
+    assert _run(settings, CALDAV_URL="", CALENDAR_BACKEND="tests.support.memory_backend.MemoryBackend") == []
+    # The old name of the CalDAV backend is the CalDAV backend.
+    assert _ids(_run(settings, CALDAV_URL="", CALENDAR_BACKEND="resolver.calendars.caldav_from_settings")) == [
+        "resolver.W002", "resolver.W001"]
 
 
 def test_checks__registered_with_django(settings):

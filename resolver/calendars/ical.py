@@ -24,7 +24,7 @@ import logging
 import re
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, timezone, tzinfo
-from typing import Iterable
+from typing import Callable, Iterable
 
 import icalendar
 
@@ -579,23 +579,8 @@ def occurrences(c: ComponentFacts, window: Window, zone: tzinfo, *,
         if _overlaps(aware_begin, finish, window):
             found.append((aware_begin, begin, Occurrence(start=aware_begin, end=finish, recurrence_id=_iso(rid))))
 
-    # Overrides and RDATEs: short lists (bounded by Limits), each placed on its own.
-    for o in c.overrides:
-        o_start = o.start if o.start is not None else o.recurrence_id
-        add(o.recurrence_id, o_start, _end_of(o_start, o.end, o.duration if o.duration is not None else
-                                             (length if o.end is None else None), zone), o.status, o.recurrence_id)
-    extra = []
-    for value in c.rdates:
-        if isinstance(value, tuple):  # a PERIOD: start and end or duration
-            begin, until = value
-            finish = _aware(begin, zone) + until if isinstance(until, timedelta) else _aware(until, zone)
-        else:
-            begin, finish = value, _aware(value, zone) + length
-        extra.append(begin)
-        if _key(begin, zone) not in removed:
-            add(begin, begin, finish, c.status, begin)
+    listed = _place_listed(c, zone, length, removed, add)
     # DTSTART is the first instance of a series (RFC 5545 3.8.5.3), also with RDATE only.
-    listed = {_key(value, zone) for value in extra}
     if _key(start, zone) not in removed and _key(start, zone) not in listed:
         add(start, start, end, c.status, start)
     if c.rrule:
@@ -607,6 +592,29 @@ def occurrences(c: ComponentFacts, window: Window, zone: tzinfo, *,
         exact[0] = False
     found.sort(key=lambda entry: entry[0])
     return [(original, occurrence) for _, original, occurrence in found[:MAX_OCCURRENCES_PER_ITEM]]
+
+
+def _place_listed(c: ComponentFacts, zone: tzinfo, length: timedelta, removed: set[datetime],
+                  add: Callable[[When, When, datetime, str | None, When], None]) -> set[datetime]:
+    """Places the overrides and RDATEs (short lists, bounded by Limits) each on its own; the RDATEs' instants.
+
+    The rule's expansion skips those instants, so that an RDATE repeating a rule's start is one occurrence.
+    """
+    for o in c.overrides:
+        o_start = o.start if o.start is not None else o.recurrence_id
+        add(o.recurrence_id, o_start, _end_of(o_start, o.end, o.duration if o.duration is not None else
+                                             (length if o.end is None else None), zone), o.status, o.recurrence_id)
+    listed = set()
+    for value in c.rdates:
+        if isinstance(value, tuple):  # a PERIOD: start and end or duration
+            begin, until = value
+            finish = _aware(begin, zone) + until if isinstance(until, timedelta) else _aware(until, zone)
+        else:
+            begin, finish = value, _aware(value, zone) + length
+        listed.add(_key(begin, zone))
+        if _key(begin, zone) not in removed:
+            add(begin, begin, finish, c.status, begin)
+    return listed
 
 
 def _key(value: When, zone: tzinfo) -> datetime:

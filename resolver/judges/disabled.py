@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from resolver.domain.judgment import Judgment, JudgmentUnavailable, Question
 
@@ -11,7 +12,7 @@ class DisabledJudge:
     backend = "off"
 
     @classmethod
-    def from_settings(cls) -> DisabledJudge:
+    def from_settings(cls, settings: Any) -> DisabledJudge:
         return cls()
 
     def judge(self, question: Question, *, request_id: str) -> Judgment | JudgmentUnavailable:

@@ -11,6 +11,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import requests
 
@@ -71,9 +72,20 @@ class JevJudge:
     backend = "jev"
 
     @classmethod
-    def from_settings(cls) -> Judge:
+    def from_settings(cls, settings: Any) -> Judge:
         """Jev when RESOLVER['TYPESAFE_*'] name a key or a base URL, else the disabled judge."""
-        return judge_from_settings()
+        api_key = settings.TYPESAFE_API_KEY or ""
+        base_url = settings.TYPESAFE_BASE_URL or ""
+        if not api_key and not base_url:
+            return DisabledJudge()
+        return cls(
+            base_url=base_url or DEFAULT_BASE_URL,
+            api_key=api_key,
+            model=settings.TYPESAFE_DEFAULT_MODEL or DEFAULT_MODEL,
+            connect_timeout=float(settings.JEV_CONNECT_TIMEOUT),
+            read_timeout=float(settings.JEV_READ_TIMEOUT),
+            budget_seconds=float(settings.JUDGMENT_BUDGET_SECONDS),
+        )
 
     @property
     def url(self) -> str:
@@ -218,20 +230,3 @@ class JevJudge:
             )
         return _Attempt(reason="ok", status=status, answer=answer, jev_request_id=jev_request_id)
 
-
-def judge_from_settings() -> Judge:
-    """Jev when a key or a base URL is configured, else the disabled judge."""
-    from resolver.conf import resolver_settings
-
-    api_key = resolver_settings.TYPESAFE_API_KEY or ""
-    base_url = resolver_settings.TYPESAFE_BASE_URL or ""
-    if not api_key and not base_url:
-        return DisabledJudge()
-    return JevJudge(
-        base_url=base_url or DEFAULT_BASE_URL,
-        api_key=api_key,
-        model=resolver_settings.TYPESAFE_DEFAULT_MODEL or DEFAULT_MODEL,
-        connect_timeout=float(resolver_settings.JEV_CONNECT_TIMEOUT),
-        read_timeout=float(resolver_settings.JEV_READ_TIMEOUT),
-        budget_seconds=float(resolver_settings.JUDGMENT_BUDGET_SECONDS),
-    )

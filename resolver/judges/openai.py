@@ -69,22 +69,20 @@ class OpenAIJudge:
     backend = chat.BACKEND
 
     @classmethod
-    def from_settings(cls) -> Judge:
+    def from_settings(cls, settings: Any) -> Judge:
         """The judge RESOLVER['OPENAI_*'] describe, or the disabled one without a base URL or model."""
-        from resolver.conf import resolver_settings
-
-        base_url = (resolver_settings.OPENAI_BASE_URL or "").strip()
-        model = (resolver_settings.OPENAI_MODEL or "").strip()
+        base_url = (settings.OPENAI_BASE_URL or "").strip()
+        model = (settings.OPENAI_MODEL or "").strip()
         if not base_url or not model:
             return DisabledJudge()
         return cls(
             base_url=base_url,
-            api_key=resolver_settings.OPENAI_API_KEY or "",
+            api_key=settings.OPENAI_API_KEY or "",
             model=model,
-            connect_timeout=float(resolver_settings.JEV_CONNECT_TIMEOUT),
-            read_timeout=float(resolver_settings.JEV_READ_TIMEOUT),
-            budget_seconds=float(resolver_settings.JUDGMENT_BUDGET_SECONDS),
-            corrections=max(0, int(resolver_settings.JUDGE_CORRECTIONS)),
+            connect_timeout=float(settings.JEV_CONNECT_TIMEOUT),
+            read_timeout=float(settings.JEV_READ_TIMEOUT),
+            budget_seconds=float(settings.JUDGMENT_BUDGET_SECONDS),
+            corrections=max(0, int(settings.JUDGE_CORRECTIONS)),
         )
 
     @property

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 from lxml import etree
 
-from resolver.calendars import caldav_from_settings
+from resolver.calendars.caldav import CalDAVCalendar
 from resolver.calendars.caldav import http
 from resolver.conf import resolver_settings
 from resolver.domain.items import Kind
@@ -27,7 +27,7 @@ def sent(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str, bytes]]:
 
 
 def test_cold_read__discovery_combined_then_one_sync_per_collection(live, sent) -> None:
-    calendar = caldav_from_settings(settings=resolver_settings)
+    calendar = CalDAVCalendar.from_settings(resolver_settings)
     cold = calendar.fetch(kind=Kind.TASK, collection_ids=None)
     collections = len(cold.collections_searched)
     assert cold.requests == len(sent)

@@ -155,3 +155,30 @@ def test_command__a_fresh_process_resolves_against_a_real_server_with_its_one_fu
     envelope = json.loads(done.stdout)
     assert envelope["data"]["uid"] == "t-portfolio" and envelope["data"]["method"] == "deterministic"
     assert envelope["data"]["href"].endswith(".ics") and envelope["data"]["etag"]
+
+
+def test_collector__back_on_after_a_start_up_without_it() -> None:
+    # manage.py turns the cyclic collector off for `resolve`'s start-up; the command turns it back on.
+    import gc
+
+    from resolver.management.commands.resolve import _collector_back_on
+
+    gc.disable()
+    try:
+        _collector_back_on()
+        assert gc.isenabled()
+        assert gc.get_freeze_count() > 0  # start-up's objects: out of every later collection
+    finally:
+        gc.unfreeze()
+        gc.enable()
+
+
+def test_collector__a_running_collector_is_left_alone() -> None:
+    import gc
+
+    from resolver.management.commands.resolve import _collector_back_on
+
+    assert gc.isenabled()
+    frozen = gc.get_freeze_count()
+    _collector_back_on()
+    assert gc.isenabled() and gc.get_freeze_count() == frozen

@@ -20,7 +20,8 @@ from resolver.domain.judgment import (
     build_question,
 )
 from resolver import services
-from resolver.judges import DisabledJudge, JevJudge, Judge, judge_from_settings
+from resolver.conf import resolver_settings
+from resolver.judges import DisabledJudge, JevJudge, Judge
 from resolver.judges.http import JudgeConnections
 from resolver.judges.jev import retry_after_seconds
 
@@ -414,14 +415,14 @@ def test_retry_after_seconds(headers: dict[str, str], expected: float | None) ->
 
 def test_judge_from_settings__disabled_without_key_or_url() -> None:
     with override_settings(RESOLVER={"TYPESAFE_API_KEY": "", "TYPESAFE_BASE_URL": ""}):
-        assert isinstance(judge_from_settings(), DisabledJudge)
+        assert isinstance(JevJudge.from_settings(resolver_settings), DisabledJudge)
 
 
 def test_judge_from_settings__key_only_uses_the_public_endpoint() -> None:
     settings = {"TYPESAFE_API_KEY": KEY, "TYPESAFE_BASE_URL": "", "TYPESAFE_DEFAULT_MODEL": "jev-preview",
                 "JEV_CONNECT_TIMEOUT": 1.5, "JEV_READ_TIMEOUT": 4.0, "JUDGMENT_BUDGET_SECONDS": 5.0}
     with override_settings(RESOLVER=settings):
-        judge = judge_from_settings()
+        judge = JevJudge.from_settings(resolver_settings)
     assert isinstance(judge, JevJudge)
     assert judge.url == "https://api.typesafe.ai/v1/systemone"
     assert (judge.api_key, judge.model) == (KEY, "jev-preview")
@@ -430,7 +431,7 @@ def test_judge_from_settings__key_only_uses_the_public_endpoint() -> None:
 
 def test_judge_from_settings__url_only_runs_without_a_key() -> None:
     with override_settings(RESOLVER={"TYPESAFE_API_KEY": "", "TYPESAFE_BASE_URL": "http://127.0.0.1:9/"}):
-        judge = judge_from_settings()
+        judge = JevJudge.from_settings(resolver_settings)
     assert isinstance(judge, JevJudge)
     assert judge.url == "http://127.0.0.1:9/v1/systemone"
     assert judge.api_key == ""

@@ -17,9 +17,11 @@ import socket
 import threading
 import time
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from xml.sax.saxutils import escape
+
+from tests.support.loopback_http import LoopbackHTTP, send, send_head
 
 USER = "alice"
 PASSWORD = "hostile-test-secret"
@@ -61,28 +63,8 @@ class HostileDAV:
         self.seen: list[Seen] = []
         self._lock = threading.Lock()
         self.reset()
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_PROPFIND(self) -> None:
-                server._handle(self)
-
-            def do_REPORT(self) -> None:
-                server._handle(self)
-
-            def do_GET(self) -> None:
-                server._handle(self)
-
-        self._httpd = ThreadingHTTPServer((host, 0), Handler)
-        self._httpd.daemon_threads = True
-        self.port = self._httpd.server_address[1]
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
-        self._thread.start()
+        self._http = LoopbackHTTP(self._handle, host=host)
+        self.port = self._http.port
 
     @property
     def url(self) -> str:
@@ -105,8 +87,7 @@ class HostileDAV:
             self.seen = []
 
     def stop(self) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
+        self._http.stop()
 
     def settings(self, **overrides: Any) -> dict[str, Any]:
         values: dict[str, Any] = {"CALDAV_URL": self.url, "CALDAV_USERNAME": USER, "CALDAV_PASSWORD": PASSWORD,
@@ -132,25 +113,15 @@ class HostileDAV:
                 pass
             return
         if handler.path in self.redirect:
-            self._send(handler, 307, b"", headers={"Location": self.redirect[handler.path]})
+            send(handler, 307, b"", headers={"Location": self.redirect[handler.path]})
             return
         if handler.command == "PROPFIND":
-            self._send(handler, 207, self._propfind(handler.path, handler.headers.get("Depth", "0")).encode())
+            send(handler, 207, self._propfind(handler.path, handler.headers.get("Depth", "0")).encode())
             return
         if handler.command == "REPORT":
             self._report(handler, body)
             return
-        self._send(handler, 404, b"")
-
-    def _send(self, handler: BaseHTTPRequestHandler, status: int, body: bytes,
-              headers: dict[str, str] | None = None) -> None:
-        handler.send_response(status)
-        handler.send_header("Content-Type", "application/xml; charset=utf-8")
-        handler.send_header("Content-Length", str(len(body)))
-        for name, value in (headers or {}).items():
-            handler.send_header(name, value)
-        handler.end_headers()
-        handler.wfile.write(body)
+        send(handler, 404, b"")
 
     def _propfind(self, path: str, depth: str) -> str:
         out = ['<?xml version="1.0" encoding="utf-8"?><D:multistatus xmlns:D="DAV:" '
@@ -184,12 +155,9 @@ class HostileDAV:
         else:
             body = head + tail.encode()
         if self.trickle is None:
-            self._send(handler, 207, body)
+            send(handler, 207, body)
             return
-        handler.send_response(207)
-        handler.send_header("Content-Type", "application/xml; charset=utf-8")
-        handler.send_header("Content-Length", str(len(body)))
-        handler.end_headers()
+        send_head(handler, 207, len(body))
         try:
             for byte in body:
                 handler.wfile.write(bytes([byte]))

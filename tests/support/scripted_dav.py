@@ -31,12 +31,13 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import quote, unquote
 from xml.sax.saxutils import escape
 
 from lxml import etree
+
+from tests.support.loopback_http import XML, LoopbackHTTP, send
 
 USER = "alice"
 PASSWORD = "scripted-test-secret"
@@ -94,36 +95,19 @@ class ScriptedDAV:
         self.forbidden: set[str] = set()
         self.well_known_html = False
         self._lock = threading.Lock()
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def date_time_string(self, timestamp: float | None = None) -> str:
-                if server.frozen_clock:
-                    return _http_date(server._clock)
-                return super().date_time_string(timestamp)
-
-            def do_PROPFIND(self) -> None:
-                server._handle(self)
-
-            do_REPORT = do_GET = do_PROPFIND
-
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._httpd.daemon_threads = True
-        self.port = self._httpd.server_address[1]
-        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
+        self._http = LoopbackHTTP(self._handle, date=self._date)
+        self.port = self._http.port
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}/dav/{USER}/"
 
     def stop(self) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
+        self._http.stop()
+
+    def _date(self) -> str | None:
+        """The Date of every answer: the frozen clock's, else the real time (None)."""
+        return _http_date(self._clock) if self.frozen_clock else None
 
     # -- what a test does to the collection -------------------------------------
 
@@ -200,18 +184,10 @@ class ScriptedDAV:
             return self._send(handler, 403, b"<D:error xmlns:D='DAV:'><D:valid-sync-token/></D:error>")
         self._send(handler, 207, answer.encode())
 
-    def _send(self, handler: BaseHTTPRequestHandler, status: int, body: bytes,
-              content_type: str = "application/xml; charset=utf-8", etag: str | None = None,
-              location: str | None = None) -> None:
-        handler.send_response(status)
-        handler.send_header("Content-Type", content_type)
-        if location:
-            handler.send_header("Location", location)
-        handler.send_header("Content-Length", str(len(body)))
-        if etag:
-            handler.send_header("ETag", etag)
-        handler.end_headers()
-        handler.wfile.write(body)
+    def _send(self, handler: BaseHTTPRequestHandler, status: int, body: bytes, content_type: str = XML,
+              etag: str | None = None, location: str | None = None) -> None:
+        headers = {name: value for name, value in (("Location", location), ("ETag", etag)) if value}
+        send(handler, status, body, content_type, headers)
 
     def _propfind(self, path: str, depth: str) -> str:
         home = f"/dav/{USER}/"

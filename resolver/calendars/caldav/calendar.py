@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timezone, tzinfo
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from resolver.domain.ports import FetchResult
 from resolver.calendars.caldav.account import CalDAVAccount
@@ -44,6 +44,23 @@ class CalDAVCalendar:
     label: str = ""
     # Connect only to public addresses, checked on every connection (a person's account).
     check_addresses: bool = False
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> CalDAVCalendar:
+        """The CalDAV backend, configured from the resolver settings (the default CALENDAR_BACKEND)."""
+        return cls(
+            url=settings.CALDAV_URL,
+            username=settings.CALDAV_USERNAME,
+            password=settings.CALDAV_PASSWORD,
+            timeout=float(settings.CALDAV_TIMEOUT),
+            horizon_days=int(settings.EVENT_HORIZON_DAYS),
+            event_time_range=bool(settings.EVENT_TIME_RANGE_FILTER),
+            sync=str(settings.CALDAV_SYNC).strip().lower(),
+            parse_cache_items=int(settings.PARSE_CACHE_ITEMS),
+            max_response_bytes=int(settings.MAX_RESPONSE_BYTES),
+            # Only a person's account says so (resolver.accounts); the settings' own may be private.
+            check_addresses=bool(getattr(settings, "CALDAV_CHECK_ADDRESSES", False)),
+        )
 
     def __post_init__(self) -> None:
         if self.sync not in SYNC_MODES:

@@ -1,6 +1,7 @@
 """manage.py resolve: the command-line door. Exit codes are documented in the README."""
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import re
@@ -14,6 +15,20 @@ from resolver import services
 from resolver.conf import resolver_settings
 from resolver.domain.codes import EXIT_CLARIFICATION, judge_is_off
 from resolver.domain.errors import InternalError, InvalidRequest, NoCalendarAccount, ResolverError
+
+def _collector_back_on() -> None:
+    """The cyclic collector on again, if the process's entry point turned it off for its start-up.
+
+    The objects start-up made (modules, classes, settings) are frozen first:
+    they live as long as the process, so no later collection scans them. The
+    collector is on for the read itself, whose parsed calendars are the
+    garbage. Called from inside a process whose collector is on (the tests'
+    call_command, a host's own entry point), nothing happens.
+    """
+    if not gc.isenabled():
+        gc.freeze()
+        gc.enable()
+
 
 # Loggers whose lines would interleave with the human output on stderr.
 _QUIET_LOGGERS = ("resolver", "resolver.requests")
@@ -46,6 +61,7 @@ class Command(BaseCommand):
                                  "data.clarification_url, built from RESOLVER_SITE_URL. Without it, no link.")
 
     def handle(self, *args: Any, **options: Any) -> None:
+        _collector_back_on()
         request_id = services.new_request_id()
         as_json = options["json"]
         # With --json stdout is the envelope and stderr the (JSON) log lines; the
