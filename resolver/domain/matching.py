@@ -504,8 +504,8 @@ def _rank(
     # Coarse order in C: time first, then the score's near-tie bucket.
     coarse = _coarse_cut(np.lexsort((buckets, first)), first, buckets, limit)
     ranked = _fine_order(words, index, items, hits, coarse, scores, first, buckets, in_range_flags,
-                         unmatched, by_initials)
-    return (ranked[:limit] if limit is not None else ranked), int(hits.size)
+                         unmatched, by_initials, limit)
+    return ranked, int(hits.size)
 
 
 def _qualities(words: list[str], all_tokens: list[str], bonus_words: Sequence[str],
@@ -575,24 +575,38 @@ def _coarse_cut(coarse: np.ndarray, first: np.ndarray, buckets: np.ndarray, limi
 
 def _fine_order(words: list[str], index: TitleIndex, items: Sequence[Item], hits: np.ndarray,
                 coarse: np.ndarray, scores: np.ndarray, first: np.ndarray, buckets: np.ndarray,
-                in_range_flags: np.ndarray, unmatched: np.ndarray,
-                by_initials: np.ndarray) -> list[ScoredCandidate]:
-    chosen = coarse.tolist()
+                in_range_flags: np.ndarray, unmatched: np.ndarray, by_initials: np.ndarray,
+                limit: int | None) -> list[ScoredCandidate]:
+    """The first `limit` candidates (all when None) in their final order.
+
+    The order's key is (time first, score bucket, rapidfuzz ratio, soonest time,
+    title, collection, ID). Its first three parts are numbers made in C for every
+    row; the rest needs each item in Python, so it is made only for the rows that
+    can still reach the first `limit`, and a candidate is built only for those
+    kept: a tie of one bucket ("weekly sync" among thousands of weekly titles)
+    is hundreds of rows of which 19 are listed.
+    """
     positions = hits[coarse].tolist()
+    rows = coarse.tolist()
     # rapidfuzz for near-ties only: one C++ call over the titles still in play.
     query = " ".join(words)
     ratios = process.cdist([query], [" ".join(index.words[p]) for p in positions],
-                           scorer=fuzz.token_set_ratio, dtype=np.float32)[0].tolist()
-    keyed = []
-    for row, position, ratio in zip(chosen, positions, ratios):
-        item = items[position]
-        key = (int(first[row]), float(buckets[row]), -round(ratio), _soonest(item)) + _order_key(item)
-        keyed.append((key, ScoredCandidate(item=item, score=round(float(scores[row]), 4),
-                                           in_range=bool(in_range_flags[row]),
-                                           unmatched=round(float(unmatched[row]), 4),
-                                           initialism=bool(by_initials[row]))))
-    keyed.sort(key=lambda pair: pair[0])
-    return [candidate for _, candidate in keyed]
+                           scorer=fuzz.token_set_ratio, dtype=np.float32)[0]
+    # np.rint rounds half to even, as round() does.
+    numeric = list(zip(first[coarse].tolist(), buckets[coarse].tolist(), (-np.rint(ratios)).tolist()))
+    order = sorted(range(len(rows)), key=numeric.__getitem__)
+    if limit is not None and len(order) > limit:
+        edge = numeric[order[limit - 1]]
+        cut = limit
+        while cut < len(order) and numeric[order[cut]] == edge:
+            cut += 1
+        del order[cut:]
+    # Stable sorts: rows equal in the whole key keep the coarse order, as one sort over all did.
+    order.sort(key=lambda n: numeric[n] + (_soonest(items[positions[n]]),) + _order_key(items[positions[n]]))
+    return [ScoredCandidate(item=items[positions[n]], score=round(float(scores[rows[n]]), 4),
+                            in_range=bool(in_range_flags[rows[n]]), unmatched=round(float(unmatched[rows[n]]), 4),
+                            initialism=bool(by_initials[rows[n]]))
+            for n in order[:limit]]
 
 
 def items_in_range(items: Sequence[Item], time_range: TimeRange, *, tz: tzinfo = timezone.utc) -> list[ScoredCandidate]:

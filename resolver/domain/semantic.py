@@ -5,8 +5,10 @@ driving licence" for "Führerschein verlängern". A sentence encoder can: the
 reference and every title become vectors, and the titles nearest the
 reference (cosine, above a floor) are a second ranking beside the lexical
 one. The two are fused (`fuse`: the lexical order when words found the item
-without doubt or the signal agrees, else the nearest titles first; measured
-against reciprocal rank fusion and score sums in bench/fusion_rules.py), so
+without doubt or the signal agrees, else the nearest titles first, and the
+titles clearly nearer than a lexical best that leaves much of the reference
+unmatched before it; measured against reciprocal rank fusion and score sums
+in bench/fusion_rules.py, the last rule in docs/retrieval.md), so
 the signal adds candidates the lexical pool lacks and re-orders a
 clarification's candidates. It never resolves anything on its own: a candidate it brought is
 only offered; `ok` still needs an exact match or an approved judge threshold.
@@ -18,14 +20,16 @@ It is imported on first use (an exact reference never pays for it), and
 `RESOLVER["SEMANTIC"] = False` turns the signal off.
 
 Title vectors are memoised per (title, model) in the reader's
-`MatchingMemo.vectors` (bounded, least recently used first, dropped with the
-reader); the matrix of a title list is kept for the last few lists. A
+`MatchingMemo.vectors` (resolver/domain/title_vectors.py: bounded, least
+recently used first, dropped with the reader); the matrix of a title list is
+kept for the last few lists, one contiguous float32 array. A
 reference is encoded once per request. Encoding titles stops when the
 resolution's deadline has passed: the request goes on with the lexical pool,
 and the vectors already made are kept for the next one.
 """
 from __future__ import annotations
 
+import functools
 import re
 import threading
 import time
@@ -146,13 +150,34 @@ def nearest(reference: str, index: TitleIndex, memo: MatchingMemo, encoder: Enco
     if matrix.shape[0] == 0:
         return Nearest((), ())
     query = encoder.encode([reference])[0]
-    similarity = matrix @ query
+    blas = _one_blas_thread()
+    if blas is None:
+        similarity = matrix @ query
+    else:
+        with blas(limits=1, user_api="blas"):
+            similarity = matrix @ query
     top = min(limit, similarity.shape[0])
     chosen = numpy.argpartition(-similarity, top - 1)[:top]
     # Ties by position: the order never depends on argpartition's whims.
     ordered = sorted(chosen.tolist(), key=lambda p: (-float(similarity[p]), p))
     kept = [p for p in ordered if similarity[p] >= floor]
     return Nearest(tuple(kept), tuple(round(float(similarity[p]), 4) for p in kept), reference=query)
+
+
+@functools.cache
+def _one_blas_thread() -> Callable[..., Any] | None:
+    """threadpoolctl's limit, its BLAS libraries found once (None without threadpoolctl).
+
+    The product of the title matrix with the reference is read-bound: a second
+    BLAS thread saves under a millisecond of wall time at 20,000 titles, then
+    spins on the other core after the product and costs the process more CPU
+    than the whole product (docs/performance.md). One thread, as while encoding.
+    """
+    try:
+        from threadpoolctl import ThreadpoolController
+    except ImportError:
+        return None
+    return ThreadpoolController().limit
 
 
 def fuse(lexical: Sequence[str], lexical_best: float, nearest_ids: Sequence[str], *,
