@@ -194,14 +194,16 @@ def fuse(lexical: Sequence[str], lexical_best: float, nearest_ids: Sequence[str]
     lexical order is followed only by the titles within `gap` of the nearest one.
     `doubted_similarity` is the lexical best's cosine when its words leave much of
     the reference unexplained (`widen`): the titles nearer than it by `nearer` then
-    come before the kept lexical order.
+    come before the kept lexical order, and every nearest title follows it (no gap).
     """
     if lexical and (lexical_best >= strong or lexical[0] in nearest_ids[:depth]):
         near = similarities or {}
-        top = max(near.values(), default=0.0)
+        doubted = doubted_similarity is not None and similarities is not None
+        # The gap keeps far titles out when words found the item; a doubted best did not quite.
+        top = max(near.values(), default=0.0) if not doubted else 0.0
         kept = list(lexical) + [i for i in nearest_ids if i not in set(lexical)
                                 and (similarities is None or near.get(i, 0.0) >= top - gap)]
-        if doubted_similarity is None or similarities is None:
+        if not doubted:
             return kept
         ahead = [i for i in nearest_ids if near.get(i, 0.0) >= doubted_similarity + nearer]
         return ahead + [i for i in kept if i not in set(ahead)]

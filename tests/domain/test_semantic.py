@@ -288,6 +288,11 @@ def test_fuse__a_doubted_lexical_best_follows_the_titles_clearly_nearer_than_it(
     # A title nearer by less than NEARER does not pass the lexical best.
     assert semantic.fuse(["a", "b"], 0.97, ["n", "m", "a"], similarities=near,
                          doubted_similarity=0.77) == ["a", "b", "n", "m"]
+    # A far title (beyond KEPT_GAP of the nearest) follows a doubted best, never an undoubted one.
+    far = {**near, "f": 0.40}
+    assert "f" not in semantic.fuse(["a", "b"], 0.97, ["n", "m", "a", "f"], similarities=far)
+    assert semantic.fuse(["a", "b"], 0.97, ["n", "m", "a", "f"], similarities=far,
+                         doubted_similarity=0.69) == ["n", "a", "b", "m", "f"]
 
 
 BALCONY = [task("plants", "Water the plants"), task("balcon", "Arroser les plantes du balcon"),
