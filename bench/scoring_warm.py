@@ -5,7 +5,7 @@
 `build_pool` over the scoring bench's distinct titles (bench/resolve.py's
 `scoring_titles(True)`) at 5,000 and 20,000 items, each reference run once
 to warm the title index and then `--runs` times; the minimum is printed as
-JSON. Run it from two checkouts (before and after a change) alternately in
+JSON, and the worst references' medians (`worst median ...`) after them. Run it from two checkouts (before and after a change) alternately in
 one session: the minimum of many runs is what the code costs when the
 machine lets it run, whatever the other processes do.
 
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -38,6 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--semantic", action="store_true", help="also with the semantic signal on")
     args = parser.parse_args(argv)
     out: dict[str, float] = {}
+    medians: dict[str, float] = {}
     titles = scoring_titles(True)
     encoder = None
     if args.semantic:
@@ -54,19 +56,26 @@ def main(argv: list[str] | None = None) -> int:
         if encoder is not None:
             out[f"{size} cold title vectors ms"] = round(_cold_vectors(items, memo, encoder) * 1000, 1)
         for text in SCORING_REFERENCES:
-            out[f"{size} {text}"] = _best(text, items, memo, None, args.runs)
+            out[f"{size} {text}"], medians[f"{size} {text}"] = _best(text, items, memo, None, args.runs)
             if encoder is not None:
-                out[f"{size} {text} +semantic"] = _best(text, items, memo, encoder, args.runs)
+                out[f"{size} {text} +semantic"], medians[f"{size} {text} +semantic"] = _best(
+                    text, items, memo, encoder, args.runs)
                 # CPU time of this process (one BLAS thread while encoding): what the work
                 # costs whatever the machine's load, which wall time on 2 shared cores is not.
-                out[f"cpu {size} {text} +semantic"] = _best(text, items, memo, encoder, args.runs,
-                                                            clock=time.process_time)
+                out[f"cpu {size} {text} +semantic"], medians[f"cpu {size} {text} +semantic"] = _best(
+                    text, items, memo, encoder, args.runs, clock=time.process_time)
     for prefix, suffix in (("", ""), ("", " +semantic"), ("cpu ", " +semantic")):
         for size in (5_000, 20_000):
-            chosen = [v for k, v in out.items() if k.startswith(f"{prefix}{size} ") and "ms" not in k
-                      and k.endswith("+semantic") == bool(suffix)]
-            if chosen:
-                out[f"worst {prefix}{size}{suffix}"] = max(chosen)
+            for label, figures in (("worst", out), ("worst median", medians)):
+                chosen = [v for k, v in figures.items() if k.startswith(f"{prefix}{size} ") and "ms" not in k
+                          and k.endswith("+semantic") == bool(suffix)]
+                if chosen:
+                    out[f"{label} {prefix}{size}{suffix}"] = max(chosen)
+    for size in (5_000, 20_000):
+        # The signal's cost against the lexical ranking of the same run (wall, medians of the worst references).
+        if f"worst median {size} +semantic" in out and out[f"worst median {size}"]:
+            out[f"ratio worst median {size} +semantic / lexical"] = round(
+                out[f"worst median {size} +semantic"] / out[f"worst median {size}"], 2)
     print(json.dumps(out, indent=1))
     return 0
 
@@ -79,15 +88,16 @@ def _pool(text, items, memo, encoder):
                                               language="english")
 
 
-def _best(text, items, memo, encoder, runs: int, clock=time.perf_counter) -> float:
+def _best(text, items, memo, encoder, runs: int, clock=time.perf_counter) -> tuple[float, float]:
+    """The minimum and the median of `runs` runs, in ms."""
     _pool(text, tuple(list(items)), memo, encoder)
-    best = float("inf")
+    times = []
     for _ in range(runs):
         again = tuple(list(items))  # a new sequence: what the next request reads
         started = clock()
         _pool(text, again, memo, encoder)
-        best = min(best, clock() - started)
-    return round(best * 1000, 2)
+        times.append(clock() - started)
+    return round(min(times) * 1000, 2), round(statistics.median(times) * 1000, 2)
 
 
 def _cold_vectors(items, memo, encoder) -> float:

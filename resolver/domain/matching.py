@@ -33,12 +33,13 @@ from dataclasses import dataclass, field
 from datetime import timezone, tzinfo
 from itertools import chain
 
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from rapidfuzz import fuzz, process
 
 from resolver.domain.items import STOPWORDS, Item, match_key, normalise, tokens_of, umlaut_variant
 # The time helpers live in resolver/domain/times.py; importable from here too.
+from resolver.domain.title_vectors import MAX_TITLE_VECTORS, TitleVectors
 from resolver.domain.times import TimeRange, _soonest, _soonest_in, in_range, occurrence_for, occurrences_in  # noqa: F401
 from resolver.domain.wordforms import DEFAULT_LANGUAGE, WordForms, word_forms
 
@@ -87,6 +88,13 @@ class ScoredCandidate:
     item: Item
     score: float
     in_range: bool = False
+    # The share of the reference's word weight (IDF) that no word of this title
+    # matches in any way: a high score can still leave a specific word unexplained
+    # ("Water the plants" for "water the balcony plants"); semantic.fuse weighs it.
+    unmatched: float = field(default=0.0, compare=False)
+    # A reference word matched this title only as its initials ("CAB" for "Customer
+    # advisory board"): a sentence encoder cannot read that, so its cosine says little.
+    initialism: bool = field(default=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -264,7 +272,7 @@ class MatchingMemo:
         self._lock = threading.Lock()
         self._max_indexes = max_indexes
         self._max_vectors = max_vectors
-        self._vectors: Any = None
+        self._vectors: TitleVectors | None = None
 
     def index(self, items: Sequence[Item], *, language: str = DEFAULT_LANGUAGE) -> TitleIndex:
         """The index of these titles, reused while a sequence with the same titles is asked for.
@@ -297,12 +305,10 @@ class MatchingMemo:
         return index
 
     @property
-    def vectors(self) -> Any:
-        """The semantic signal's title vectors (semantic.TitleVectors), made on first use."""
+    def vectors(self) -> TitleVectors:
+        """The semantic signal's title vectors (resolver/domain/title_vectors.py), made on first use."""
         with self._lock:
             if self._vectors is None:
-                from resolver.domain.semantic import MAX_TITLE_VECTORS, TitleVectors
-
                 self._vectors = TitleVectors(self._max_vectors or MAX_TITLE_VECTORS)
             return self._vectors
 
@@ -483,7 +489,7 @@ def _rank(
     if not words:
         return [], 0
     index = title_index(items, language=language, memo=memo)
-    hits, scores = _scores(words, all_tokens, bonus_words, index)
+    hits, scores, unmatched, by_initials = _scores(words, all_tokens, bonus_words, index)
     if hits.size == 0:
         return [], 0
     if time_range is not None:
@@ -497,27 +503,32 @@ def _rank(
     buckets = -np.round(scores / NEAR_TIE)
     # Coarse order in C: time first, then the score's near-tie bucket.
     coarse = _coarse_cut(np.lexsort((buckets, first)), first, buckets, limit)
-    ranked = _fine_order(words, index, items, hits, coarse, scores, first, buckets, in_range_flags)
-    return (ranked[:limit] if limit is not None else ranked), int(hits.size)
+    ranked = _fine_order(words, index, items, hits, coarse, scores, first, buckets, in_range_flags,
+                         unmatched, by_initials, limit)
+    return ranked, int(hits.size)
 
 
 def _qualities(words: list[str], all_tokens: list[str], bonus_words: Sequence[str],
-               index: TitleIndex) -> tuple[np.ndarray, np.ndarray]:
-    """Per reference word, each title's best match quality (a row over titles), and
-    how many of each title's distinct words some reference word covered."""
+               index: TitleIndex) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per reference word, each title's best match quality (a row over titles), how many
+    of each title's distinct words some reference word covered, and the titles where some
+    reference word's best match is the title's initials."""
     total = len(index.items)
     exact_in_vocabulary = [w in index.vocabulary_set for w in words]
     matches = _token_matches(words, index)
     special = _special_matches(words, all_tokens, exact_in_vocabulary, index)
     qualities = np.zeros((len(words), total), dtype=np.float64)
     covered = np.zeros(total, dtype=np.float64)
+    by_initials = np.zeros(total, dtype=bool)
     for n, (matches_n, special_n) in enumerate(zip(matches, special)):
         row = qualities[n]
         for token, quality in matches_n.items():
             at = index.postings(token)
             row[at] = np.maximum(row[at], quality)
         for position, (quality, _cover) in special_n.items():
-            row[position] = max(row[position], quality)
+            if quality > row[position]:
+                row[position] = quality
+                by_initials[position] |= quality == INITIALISM
     # Title coverage: how many of a title's distinct words some reference word (or
     # a time expression's word: it covers, never makes a candidate) matched.
     cover_tokens = set(chain.from_iterable(matches)) | {w for w in (match_key(b) for b in bonus_words) if w}
@@ -526,14 +537,15 @@ def _qualities(words: list[str], all_tokens: list[str], bonus_words: Sequence[st
     for special_n in special:
         for position, (_quality, cover) in special_n.items():
             covered[position] += len(cover)
-    return qualities, covered
+    return qualities, covered, by_initials
 
 
 def _scores(words: list[str], all_tokens: list[str], bonus_words: Sequence[str],
-            index: TitleIndex) -> tuple[np.ndarray, np.ndarray]:
-    """The positions of the titles some reference word matched, and their scores."""
+            index: TitleIndex) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The positions of the titles some reference word matched, their scores, the share
+    of the reference's word weight each matches in no way, and which matched by initials."""
     total = len(index.items)
-    qualities, covered = _qualities(words, all_tokens, bonus_words, index)
+    qualities, covered, by_initials = _qualities(words, all_tokens, bonus_words, index)
     # BM25's IDF of each reference word over the titles it matches (strongly, if any do).
     strong = (qualities >= STRONG).sum(axis=1)
     present = (qualities > 0).sum(axis=1)
@@ -542,10 +554,12 @@ def _scores(words: list[str], all_tokens: list[str], bonus_words: Sequence[str],
     reference = weights @ qualities
     hits = np.flatnonzero(reference > 0)
     if hits.size == 0:
-        return hits, reference[:0]
+        return hits, reference[:0], reference[:0], by_initials[:0]
     distinct = index.distinct[hits]
     coverage = np.minimum(covered[hits], distinct) / np.maximum(distinct, 1.0)
-    return hits, reference[hits] / weights.sum() + TITLE_COVERAGE_WEIGHT * coverage
+    total_weight = weights.sum()
+    unmatched = (weights @ (qualities[:, hits] <= 0)) / total_weight
+    return hits, reference[hits] / total_weight + TITLE_COVERAGE_WEIGHT * coverage, unmatched, by_initials[hits]
 
 
 def _coarse_cut(coarse: np.ndarray, first: np.ndarray, buckets: np.ndarray, limit: int | None) -> np.ndarray:
@@ -561,21 +575,38 @@ def _coarse_cut(coarse: np.ndarray, first: np.ndarray, buckets: np.ndarray, limi
 
 def _fine_order(words: list[str], index: TitleIndex, items: Sequence[Item], hits: np.ndarray,
                 coarse: np.ndarray, scores: np.ndarray, first: np.ndarray, buckets: np.ndarray,
-                in_range_flags: np.ndarray) -> list[ScoredCandidate]:
-    chosen = coarse.tolist()
+                in_range_flags: np.ndarray, unmatched: np.ndarray, by_initials: np.ndarray,
+                limit: int | None) -> list[ScoredCandidate]:
+    """The first `limit` candidates (all when None) in their final order.
+
+    The order's key is (time first, score bucket, rapidfuzz ratio, soonest time,
+    title, collection, ID). Its first three parts are numbers made in C for every
+    row; the rest needs each item in Python, so it is made only for the rows that
+    can still reach the first `limit`, and a candidate is built only for those
+    kept: a tie of one bucket ("weekly sync" among thousands of weekly titles)
+    is hundreds of rows of which 19 are listed.
+    """
     positions = hits[coarse].tolist()
+    rows = coarse.tolist()
     # rapidfuzz for near-ties only: one C++ call over the titles still in play.
     query = " ".join(words)
     ratios = process.cdist([query], [" ".join(index.words[p]) for p in positions],
-                           scorer=fuzz.token_set_ratio, dtype=np.float32)[0].tolist()
-    keyed = []
-    for row, position, ratio in zip(chosen, positions, ratios):
-        item = items[position]
-        key = (int(first[row]), float(buckets[row]), -round(ratio), _soonest(item)) + _order_key(item)
-        keyed.append((key, ScoredCandidate(item=item, score=round(float(scores[row]), 4),
-                                           in_range=bool(in_range_flags[row]))))
-    keyed.sort(key=lambda pair: pair[0])
-    return [candidate for _, candidate in keyed]
+                           scorer=fuzz.token_set_ratio, dtype=np.float32)[0]
+    # np.rint rounds half to even, as round() does.
+    numeric = list(zip(first[coarse].tolist(), buckets[coarse].tolist(), (-np.rint(ratios)).tolist()))
+    order = sorted(range(len(rows)), key=numeric.__getitem__)
+    if limit is not None and len(order) > limit:
+        edge = numeric[order[limit - 1]]
+        cut = limit
+        while cut < len(order) and numeric[order[cut]] == edge:
+            cut += 1
+        del order[cut:]
+    # Stable sorts: rows equal in the whole key keep the coarse order, as one sort over all did.
+    order.sort(key=lambda n: numeric[n] + (_soonest(items[positions[n]]),) + _order_key(items[positions[n]]))
+    return [ScoredCandidate(item=items[positions[n]], score=round(float(scores[rows[n]]), 4),
+                            in_range=bool(in_range_flags[rows[n]]), unmatched=round(float(unmatched[rows[n]]), 4),
+                            initialism=bool(by_initials[rows[n]]))
+            for n in order[:limit]]
 
 
 def items_in_range(items: Sequence[Item], time_range: TimeRange, *, tz: tzinfo = timezone.utc) -> list[ScoredCandidate]:

@@ -5,8 +5,10 @@ driving licence" for "Führerschein verlängern". A sentence encoder can: the
 reference and every title become vectors, and the titles nearest the
 reference (cosine, above a floor) are a second ranking beside the lexical
 one. The two are fused (`fuse`: the lexical order when words found the item
-without doubt or the signal agrees, else the nearest titles first; measured
-against reciprocal rank fusion and score sums in bench/fusion_rules.py), so
+without doubt or the signal agrees, else the nearest titles first, and the
+titles clearly nearer than a lexical best that leaves much of the reference
+unmatched before it; measured against reciprocal rank fusion and score sums
+in bench/fusion_rules.py, the last rule in docs/retrieval.md), so
 the signal adds candidates the lexical pool lacks and re-orders a
 clarification's candidates. It never resolves anything on its own: a candidate it brought is
 only offered; `ok` still needs an exact match or an approved judge threshold.
@@ -18,34 +20,33 @@ It is imported on first use (an exact reference never pays for it), and
 `RESOLVER["SEMANTIC"] = False` turns the signal off.
 
 Title vectors are memoised per (title, model) in the reader's
-`MatchingMemo.vectors` (bounded, least recently used first, dropped with the
-reader); the matrix of a title list is kept for the last few lists. A
+`MatchingMemo.vectors` (resolver/domain/title_vectors.py: bounded, least
+recently used first, dropped with the reader); the matrix of a title list is
+kept for the last few lists, one contiguous float32 array. A
 reference is encoded once per request. Encoding titles stops when the
 resolution's deadline has passed: the request goes on with the lexical pool,
 and the vectors already made are kept for the next one.
 """
 from __future__ import annotations
 
+import functools
+import re
 import threading
 import time
-from collections import OrderedDict
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from resolver.domain import deadline
+from resolver.domain.matching import Pool, ScoredCandidate, title_index
+# The title vectors live in a leaf module that matching's memo owns; importable from here too.
+from resolver.domain.title_vectors import MAX_TITLE_VECTORS, Encoder, TitleVectors  # noqa: F401
 
 if TYPE_CHECKING:
     import numpy as np
 
     from resolver.domain.items import Item
-    from resolver.domain.matching import MatchingMemo, Pool, TitleIndex
+    from resolver.domain.matching import MatchingMemo, TitleIndex
 
-# Vectors one reader keeps (512 float32 each: 2 KB; 50,000 are about 100 MB).
-MAX_TITLE_VECTORS = 50_000
-# Title-list matrices one reader keeps (a 20,000-title list is 40 MB).
-MAX_MATRICES = 2
-# Titles encoded between two looks at the deadline.
-ENCODE_BATCH = 256
 # Encoding titles takes at most this share of what is left of the request's
 # deadline, and at most ENCODE_SECONDS: a cold calendar of thousands of titles
 # (about 3 ms each) must not eat the judge's time. The titles encoded before
@@ -67,15 +68,23 @@ AGREE_DEPTH = 3
 # (within KEPT_GAP cosine), so "portfolio" does not offer "Quarterly report"
 # (0.33 against 0.64) beside the two portfolio items.
 KEPT_GAP = 0.15
-
-
-class Encoder(Protocol):
-    """A sentence encoder: texts -> L2-normalised float32 rows."""
-
-    @property
-    def name(self) -> str: ...
-
-    def encode(self, texts: Sequence[str]) -> np.ndarray: ...
+# Words can find a title without doubt and still leave a specific word of the
+# reference unexplained: "Water the plants" for "water the balcony plants" (the
+# item is "Arroser les plantes du balcon"), "Team lunch" for "lunch with the
+# Geneva team". When at least UNEXPLAINED of the reference's word weight (IDF)
+# is matched by no word of the lexical best, the titles nearer the reference
+# than it by at least NEARER cosine come before it. Not when the lexical best
+# matched by initials ("CAB" for "Customer advisory board"): the encoder cannot
+# read those, its cosine for that title says nothing. Tuned on the tune split
+# (docs/retrieval.md): any margin from 0.02 to 0.03 gives the same figures;
+# 0 lets "Physio follow-up" (0.457) pass "Physio session" (0.438).
+UNEXPLAINED = 0.25
+NEARER = 0.025
+# A reference that says what it does not mean ("the design review, not the agency
+# one") leaves the negated words unmatched on purpose, and a sentence encoder reads
+# "not the agency one" as near "agency": no title is moved ahead of the lexical best then.
+NEGATIONS = frozenset({"not", "nicht", "kein", "keine", "pas", "no"})
+_WORD = re.compile(r"\w+")
 
 
 class MultilingualUSE:
@@ -112,69 +121,6 @@ class MultilingualUSE:
         return rows.reshape(len(texts), -1)
 
 
-class TitleVectors:
-    """Title vectors by (title, model), bounded; and the matrices of the last title lists."""
-
-    def __init__(self, capacity: int = MAX_TITLE_VECTORS) -> None:
-        self._rows: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
-        self._matrices: OrderedDict[tuple[int, str], tuple[TitleIndex, np.ndarray]] = OrderedDict()
-        self._capacity = capacity
-        self._lock = threading.Lock()
-
-    def __len__(self) -> int:
-        return len(self._rows)
-
-    def matrix(self, index: TitleIndex, encoder: Encoder,
-               expired: Callable[[], bool] = deadline.expired) -> np.ndarray | None:
-        """The vectors of the index's titles, one row each; None when the deadline cut encoding short."""
-        model = encoder.name
-        key = (id(index), model)
-        with self._lock:
-            known = self._matrices.get(key)
-            if known is not None and known[0] is index:
-                self._matrices.move_to_end(key)
-                return known[1]
-        rows = self._rows_for([item.title for item in index.items], encoder, model, expired)
-        if rows is None:
-            return None
-        with self._lock:
-            self._matrices[key] = (index, rows)
-            while len(self._matrices) > MAX_MATRICES:
-                self._matrices.popitem(last=False)
-        return rows
-
-    def _rows_for(self, titles: list[str], encoder: Encoder, model: str,
-                  expired: Callable[[], bool]) -> np.ndarray | None:
-        import numpy
-
-        found: dict[str, np.ndarray] = {}
-        with self._lock:
-            for title in dict.fromkeys(titles):
-                row = self._rows.get((title, model))
-                if row is not None:
-                    self._rows.move_to_end((title, model))
-                    found[title] = row
-        missing = [t for t in dict.fromkeys(titles) if t not in found]
-        if any(not t.strip() for t in missing):
-            # An untitled item has no meaning to be near: a zero row, never above the floor.
-            blank = [t for t in missing if not t.strip()]
-            missing = [t for t in missing if t.strip()]
-            width = encoder.encode(["-"]).shape[1]
-            found.update({t: numpy.zeros(width, dtype=numpy.float32) for t in blank})
-        for start in range(0, len(missing), ENCODE_BATCH):
-            if expired():
-                return None
-            batch = missing[start:start + ENCODE_BATCH]
-            fresh = encoder.encode(batch)
-            with self._lock:
-                for title, row in zip(batch, fresh):
-                    found[title] = row
-                    self._rows[(title, model)] = row
-                while len(self._rows) > self._capacity:
-                    self._rows.popitem(last=False)
-        return numpy.stack([found[t] for t in titles]) if titles else numpy.zeros((0, 0), dtype=numpy.float32)
-
-
 def encoding_expired() -> Callable[[], bool]:
     """When title encoding for this request must stop: its share of the deadline spent, or the deadline."""
     left = deadline.remaining()
@@ -189,6 +135,8 @@ class Nearest:
 
     positions: tuple[int, ...]
     similarities: tuple[float, ...]
+    # The reference's vector: a title outside the nearest can still be measured against it.
+    reference: Any = field(default=None, compare=False)
 
 
 def nearest(reference: str, index: TitleIndex, memo: MatchingMemo, encoder: Encoder, *,
@@ -201,18 +149,41 @@ def nearest(reference: str, index: TitleIndex, memo: MatchingMemo, encoder: Enco
         return None
     if matrix.shape[0] == 0:
         return Nearest((), ())
-    similarity = matrix @ encoder.encode([reference])[0]
+    query = encoder.encode([reference])[0]
+    blas = _one_blas_thread()
+    if blas is None:
+        similarity = matrix @ query
+    else:
+        with blas(limits=1, user_api="blas"):
+            similarity = matrix @ query
     top = min(limit, similarity.shape[0])
     chosen = numpy.argpartition(-similarity, top - 1)[:top]
     # Ties by position: the order never depends on argpartition's whims.
     ordered = sorted(chosen.tolist(), key=lambda p: (-float(similarity[p]), p))
     kept = [p for p in ordered if similarity[p] >= floor]
-    return Nearest(tuple(kept), tuple(round(float(similarity[p]), 4) for p in kept))
+    return Nearest(tuple(kept), tuple(round(float(similarity[p]), 4) for p in kept), reference=query)
+
+
+@functools.cache
+def _one_blas_thread() -> Callable[..., Any] | None:
+    """threadpoolctl's limit, its BLAS libraries found once (None without threadpoolctl).
+
+    The product of the title matrix with the reference is read-bound: a second
+    BLAS thread saves under a millisecond of wall time at 20,000 titles, then
+    spins on the other core after the product and costs the process more CPU
+    than the whole product (docs/performance.md). One thread, as while encoding.
+    """
+    try:
+        from threadpoolctl import ThreadpoolController
+    except ImportError:
+        return None
+    return ThreadpoolController().limit
 
 
 def fuse(lexical: Sequence[str], lexical_best: float, nearest_ids: Sequence[str], *,
          strong: float = LEXICAL_STRONG, depth: int = AGREE_DEPTH,
-         similarities: dict[str, float] | None = None, gap: float = KEPT_GAP) -> list[str]:
+         similarities: dict[str, float] | None = None, gap: float = KEPT_GAP,
+         doubted_similarity: float | None = None, nearer: float = NEARER) -> list[str]:
     """The fused order of item IDs: the lexical pool first when its best candidate is strong
     (a score of at least `strong`) or among the `depth` nearest titles (the signal agrees);
     otherwise the nearest titles first and the rest of the lexical pool after them.
@@ -221,12 +192,21 @@ def fuse(lexical: Sequence[str], lexical_best: float, nearest_ids: Sequence[str]
     this is the rule that leaves every lexical category where it was and still
     brings synonyms and other languages' titles first. With `similarities`, a kept
     lexical order is followed only by the titles within `gap` of the nearest one.
+    `doubted_similarity` is the lexical best's cosine when its words leave much of
+    the reference unexplained (`widen`): the titles nearer than it by `nearer` then
+    come before the kept lexical order, and every nearest title follows it (no gap).
     """
     if lexical and (lexical_best >= strong or lexical[0] in nearest_ids[:depth]):
         near = similarities or {}
-        top = max(near.values(), default=0.0)
-        return list(lexical) + [i for i in nearest_ids if i not in set(lexical)
+        doubted = doubted_similarity is not None and similarities is not None
+        # The gap keeps far titles out when words found the item; a doubted best did not quite.
+        top = max(near.values(), default=0.0) if not doubted else 0.0
+        kept = list(lexical) + [i for i in nearest_ids if i not in set(lexical)
                                 and (similarities is None or near.get(i, 0.0) >= top - gap)]
+        if not doubted:
+            return kept
+        ahead = [i for i in nearest_ids if near.get(i, 0.0) >= doubted_similarity + nearer]
+        return ahead + [i for i in kept if i not in set(ahead)]
     return list(nearest_ids) + [i for i in lexical if i not in set(nearest_ids)]
 
 
@@ -238,13 +218,12 @@ def widen(pool: Pool, text: str, items: Sequence[Item], *, encoder: Encoder | No
     The pool records the model's name when the signal changed what it lists or
     their order: that changes what the judge sees (its fingerprint, provenance).
     """
-    from resolver.domain.matching import Pool, ScoredCandidate, title_index
-
     # A reader that keeps no memo would have every title encoded on every request:
     # the signal needs the reader's (a shared one would hold other people's titles).
     if encoder is None or memo is None or pool.by_date or not items or not text.strip():
         return pool
-    if len(pool.candidates) >= limit and pool.candidates[0].score >= LEXICAL_STRONG:
+    doubted = bool(pool.candidates) and _doubted(pool.candidates[0], text)
+    if len(pool.candidates) >= limit and pool.candidates[0].score >= LEXICAL_STRONG and not doubted:
         return pool  # a strong, full lexical pool keeps its order and has no room: nothing to encode
     found = nearest(text, title_index(items, language=language, memo=memo), memo, encoder, limit=limit)
     if found is None:
@@ -252,7 +231,12 @@ def widen(pool: Pool, text: str, items: Sequence[Item], *, encoder: Encoder | No
     lexical = {c.item.item_id: c for c in pool.candidates}
     similar = {items[p].item_id: (items[p], s) for p, s in zip(found.positions, found.similarities)}
     best = pool.candidates[0].score if pool.candidates else 0.0
-    listed = fuse(list(lexical), best, list(similar), similarities={i: s for i, (_item, s) in similar.items()})[:limit]
+    doubted_similarity = None
+    if doubted and found.reference is not None:
+        row = memo.vectors.row(pool.candidates[0].item.title, encoder.name)
+        doubted_similarity = None if row is None else float(row @ found.reference)
+    listed = fuse(list(lexical), best, list(similar), similarities={i: s for i, (_item, s) in similar.items()},
+                  doubted_similarity=doubted_similarity)[:limit]
     candidates = tuple(lexical[i] if i in lexical else ScoredCandidate(item=similar[i][0], score=0.0)
                        for i in listed)
     changed = [c.item.item_id for c in candidates] != list(lexical)[:limit]
@@ -261,3 +245,11 @@ def widen(pool: Pool, text: str, items: Sequence[Item], *, encoder: Encoder | No
     return Pool(candidates=candidates, matched=max(matched, len(candidates)),
                 semantic_model=encoder.name if changed else None,
                 similarities={i: s for i, (_item, s) in similar.items() if i in listed})
+
+
+def _doubted(best: ScoredCandidate, text: str) -> bool:
+    """Whether words leave much of the reference unexplained in the lexical best (UNEXPLAINED),
+    which the encoder can weigh: not when it matched by initials, which the encoder cannot
+    read, nor when the reference negates (NEGATIONS), which it cannot either."""
+    return (best.unmatched >= UNEXPLAINED and not best.initialism
+            and NEGATIONS.isdisjoint(_WORD.findall(text.casefold())))

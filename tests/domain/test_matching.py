@@ -239,3 +239,18 @@ def test_title_naming_words__a_collection_name_that_is_also_a_title_word_names_a
     items = [item("t", "Transition is from 8am", collection="timezone-transition"), item("g", "Water", "garden")]
     assert title_naming_words("transition", items) == ["transition"]
     assert title_naming_words("garden", items) == []
+
+
+def test_pool__a_limited_pool_is_the_head_of_the_full_ranking_through_long_ties():
+    """Only the rows that can reach the first `limit` get their full key (soonest, title, ...): the
+    head must still be exactly what ranking every candidate gives, ties and all."""
+    teams = ["design", "platform", "sales", "ops", "data", "growth", "mobile", "web"]
+    tied = [item(f"w{n}", f"Weekly sync {team}", collection=("work", "home")[n % 2])
+            for n, team in enumerate(teams * 3)]
+    tied += [item("s", "Weekly sync"), item("r", "Weekly report"), item("x", "Sync the weekly notes")]
+    full = score_candidates("weekly sync", tied)
+    for limit in (1, 2, 5, 8, 19, 40):
+        pool = build_pool("weekly sync", tied, limit=limit)
+        assert [(c.item.item_id, c.score) for c in pool.candidates] == [(c.item.item_id, c.score)
+                                                                        for c in full[:limit]]
+        assert pool.matched == len(full)

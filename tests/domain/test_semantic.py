@@ -16,7 +16,7 @@ import pytest
 from resolver.calendars.caldav import CalDAVAccount, ReaderRegistry
 from resolver.calendars.memory import MemoryCalendar
 from resolver.domain import judgment as jdg
-from resolver.domain import semantic
+from resolver.domain import semantic, title_vectors
 from resolver.domain.items import Item, Kind, make_item
 from resolver.domain.matching import MatchingMemo, Pool, ScoredCandidate, build_pool, title_index
 from resolver.domain.pipeline import NoThresholds, Status, resolve
@@ -242,7 +242,7 @@ def test_nearest__title_encoding_takes_its_share_of_the_deadline_and_later_reque
     the titles already encoded are kept, and a later request with time encodes only the rest."""
     memo = MatchingMemo()
     index = title_index(ITEMS, memo=memo)
-    monkeypatch.setattr(semantic, "ENCODE_BATCH", 2)
+    monkeypatch.setattr(title_vectors, "ENCODE_BATCH", 2)
     monkeypatch.setattr(semantic, "ENCODE_SECONDS", 0.0)
     assert semantic.nearest("cut the grass", index, memo, encoder, limit=3) is None
     assert encoder.texts == []
@@ -274,3 +274,63 @@ def test_semantic__portfolio_offers_the_two_portfolio_items_only(encoder):
     pool = build_pool("portfolio", items, limit=19, memo=memo)
     widened = semantic.widen(pool, "portfolio", items, encoder=encoder, memo=memo, limit=19, language="english")
     assert sorted(c.item.uid for c in widened.candidates) == ["outline", "slides"]
+
+
+# -- words that leave the reference half explained ---------------------------------
+
+def test_fuse__a_doubted_lexical_best_follows_the_titles_clearly_nearer_than_it():
+    near = {"n": 0.78, "a": 0.70, "m": 0.71}
+    # "a" (0.69 itself) is kept first by its score, but "n" is nearer by more than NEARER: it goes ahead.
+    assert semantic.fuse(["a", "b"], 0.97, ["n", "m", "a"], similarities=near,
+                         doubted_similarity=0.69) == ["n", "a", "b", "m"]
+    # Without doubt (every specific word matched) the kept lexical order stays first.
+    assert semantic.fuse(["a", "b"], 0.97, ["n", "m", "a"], similarities=near) == ["a", "b", "n", "m"]
+    # A title nearer by less than NEARER does not pass the lexical best.
+    assert semantic.fuse(["a", "b"], 0.97, ["n", "m", "a"], similarities=near,
+                         doubted_similarity=0.77) == ["a", "b", "n", "m"]
+    # A far title (beyond KEPT_GAP of the nearest) follows a doubted best, never an undoubted one.
+    far = {**near, "f": 0.40}
+    assert "f" not in semantic.fuse(["a", "b"], 0.97, ["n", "m", "a", "f"], similarities=far)
+    assert semantic.fuse(["a", "b"], 0.97, ["n", "m", "a", "f"], similarities=far,
+                         doubted_similarity=0.69) == ["n", "a", "b", "m", "f"]
+
+
+BALCONY = [task("plants", "Water the plants"), task("balcon", "Arroser les plantes du balcon"),
+           task("tomatoes", "Water the tomatoes"), task("rent", "Pay the rent")]
+
+
+def test_widen__words_that_leave_a_specific_word_unmatched_let_the_nearer_title_lead(encoder):
+    memo = MatchingMemo()
+    pool = build_pool("water the balcony plants", BALCONY, limit=19, memo=memo)
+    assert pool.candidates[0].item.uid == "plants" and pool.candidates[0].unmatched >= semantic.UNEXPLAINED
+    widened = semantic.widen(pool, "water the balcony plants", BALCONY, encoder=encoder, memo=memo, limit=19,
+                             language="english")
+    assert [c.item.uid for c in widened.candidates][:2] == ["balcon", "plants"]
+    assert widened.semantic_model == encoder.name
+
+
+def test_widen__a_negated_reference_keeps_the_lexical_best_first(encoder):
+    """ "not the balcony ones" leaves "balcony" unmatched on purpose: the encoder, reading it as near, must not lead."""
+    memo = MatchingMemo()
+    text = "water the plants, not the balcony ones"
+    pool = build_pool(text, BALCONY, limit=19, memo=memo)
+    assert pool.candidates[0].item.uid == "plants" and pool.candidates[0].unmatched >= semantic.UNEXPLAINED
+    widened = semantic.widen(pool, text, BALCONY, encoder=encoder, memo=memo, limit=19, language="english")
+    assert widened.candidates[0].item.uid == "plants"
+
+
+def test_widen__a_lexical_best_found_by_its_initials_keeps_its_place(encoder):
+    """The encoder cannot read "CAB": its low cosine for "Customer advisory board" is no evidence against it."""
+    items = [task("cab", "Customer advisory board"), task("board", "Board meeting"), task("ops", "Ops meeting")]
+    memo = MatchingMemo()
+    pool = build_pool("CAB meeting", items, limit=19, memo=memo)
+    best = pool.candidates[0]
+    assert best.item.uid == "cab" and best.initialism and best.unmatched >= semantic.UNEXPLAINED
+    widened = semantic.widen(pool, "CAB meeting", items, encoder=encoder, memo=memo, limit=19, language="english")
+    assert widened.candidates[0].item.uid == "cab"
+
+
+def test_matching__a_title_matching_every_word_leaves_nothing_unmatched():
+    pool = build_pool("water plants", BALCONY, limit=19)
+    assert pool.candidates[0].item.uid == "plants"
+    assert (pool.candidates[0].unmatched, pool.candidates[0].initialism) == (0.0, False)

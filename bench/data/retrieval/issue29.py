@@ -117,6 +117,16 @@ SYNONYMS = [
     ("kids' music performance", "event", "e-concert"),
     ("the chat with our backers", "event", "e-investor"),
     ("infosec awareness course", "event", "e-sec-training"),
+    # Added after the fusion rule was revised (the first nine of a second batch).
+    ("replace the dead bulb in the corridor", "task", "t-lightbulb"),
+    ("book the motor in for its annual check-up", "task", "t-car-service"),
+    ("put my name on the confidentiality doc", "task", "t-nda"),
+    ("declutter the common file storage", "task", "t-shared-drive"),
+    ("find someone to mind the kids", "task", "t-fill-031"),
+    ("the yearly get-together of shareholders", "event", "e-agm"),
+    ("romantic evening out with my partner", "event", "e-date-night"),
+    ("mindfulness before bed", "event", "e-meditation"),
+    ("take Rex out for a stroll", "event", "e-dog-walk"),
 ]
 
 CROSS = [
