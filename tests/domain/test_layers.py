@@ -34,3 +34,18 @@ def test_layers__domain_imports_without_django():
     outside = {m for m in loaded if (m == "resolver" or m.startswith("resolver."))
                and not (m == "resolver.domain" or m.startswith("resolver.domain."))}
     assert outside <= ALLOWED_OUTSIDE_THE_DOMAIN, outside
+
+
+def test_layers__no_import_cycle_in_the_domain_even_through_function_level_imports():
+    """A function-level import is how a cycle hides (matching <-> semantic did: the title vectors
+    now live in the leaf resolver/domain/title_vectors.py). scripts/code_shape.py finds them."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("code_shape", ROOT / "scripts" / "code_shape.py")
+    shape = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(shape)
+    paths = shape.modules()
+    trees = {name: shape.ast.parse(path.read_text(), filename=str(path)) for name, path in paths.items()
+             if name.startswith("resolver.domain")}
+    assert "resolver.domain.matching" in trees and "resolver.domain.semantic" in trees
+    assert shape.cycles(trees, nested=True) == []
