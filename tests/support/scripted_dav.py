@@ -64,6 +64,7 @@ class Request:
     path: str
     report: str | None  # sync-collection, calendar-query, calendar-multiget
     authorized: bool
+    depth: str | None = None  # the Depth header as sent
 
 
 def _http_date(clock: int) -> str:
@@ -176,7 +177,8 @@ class ScriptedDAV:
         root = etree.fromstring(body) if body else None
         report = etree.QName(root).localname if root is not None and handler.command == "REPORT" else None
         with self._lock:
-            self.seen.append(Request(handler.command, handler.path, report, "Authorization" in handler.headers))
+            self.seen.append(Request(handler.command, handler.path, report, "Authorization" in handler.headers,
+                                     handler.headers.get("Depth")))
             if handler.command == "GET":
                 found = self.get(handler.path)
                 if found is None:

@@ -343,21 +343,29 @@ class CalDAVReader:
 
     def _from_first(self, transport: Transport, path: str, previous: SyncState | None, *, kind: Kind,
                     window: Window, options: ReadOptions, skipped: list[SkippedResource]) -> _Pass:
-        """Every member with its data: the initial sync where it carries the data, else a calendar-query.
+        """Every member of the kind with its data, and the token to sync from next time.
 
-        A server whose sync listing comes without the data (DAViCal, Xandikos)
-        is remembered as such, and a collection of at most one multiget's worth
-        is then read from the listing with one calendar-multiget of both kinds:
-        as many round trips as the kind's calendar-query, and the other kind's
-        first read then needs its sync report only (the memo holds its data).
+        The token comes from the collection's DAV:sync-token property, then the
+        kind's calendar-query brings the data: on Radicale an initial sync costs
+        the server half as much again as both (it sends both kinds and walks its
+        history), and everywhere it would send the other kind's data too.
+
+        A server that gives no sync-token property gets the initial sync: where
+        its listing comes without the data (remembered as such), a collection of
+        at most one multiget's worth is read from the listing with one
+        calendar-multiget of both kinds, so the other kind's first read needs
+        its sync report only (the memo holds its data).
         """
-        first = (sync.initial(transport, path, skipped, data=self.sync_sends_data)
-                 if options.sync == "auto" else None)
+        token = sync.current_token(transport, path) if options.sync == "auto" else None
+        first = None
+        if token is None and options.sync == "auto":
+            first = sync.initial(transport, path, skipped, data=self.sync_sends_data)
         if first is not None:
             self._agree(transport, path, first, known={})
             if first.updates and not first.data:
                 self.sync_sends_data = False
-        read = _Pass(token=first.token if first is not None else None)
+            token = first.token
+        read = _Pass(token=token)
         if first is not None and (first.data or not first.updates or len(first.updates) <= etags.MULTIGET_BATCH):
             read.members = dict(first.updates)
             read.unsorted.update(read.members)
@@ -370,10 +378,11 @@ class CalDAVReader:
                     continue
                 read.fetched[href] = text
         else:
-            # No sync, or a sync listing without the data (Xandikos): the kind's
-            # calendar-query brings it, for this kind only. After the token, so
-            # that a change made between the two is listed by the next sync.
-            body = query_body(kind, window, time_range=False, stamp=first is None)
+            # The token came alone (the sync-token property), or no sync, or a
+            # sync listing without the data (Xandikos): the kind's calendar-query
+            # brings it, for this kind only. After the token, so that a change
+            # made between the two is listed by the next sync.
+            body = query_body(kind, window, time_range=False, stamp=token is None)
             for resource in full.read(transport, path, body, skipped):
                 if not resource.etag:
                     read.odd.append(Resource(resource.href, None, None))
