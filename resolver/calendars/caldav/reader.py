@@ -87,6 +87,9 @@ class _Pass:
     # hrefs whose memo entry is not believed: downloaded and compared (_facts).
     recheck: set[str] = field(default_factory=set)
     stamps: dict[str, str] = field(default_factory=dict)  # href -> getlastmodified (no sync)
+    # href -> the memo entry _download found for a member it did not download
+    # (its ETag unchanged since): _sorted reads it from here, not the memo again.
+    known: dict[str, Parsed] = field(default_factory=dict)
     # Answers without a usable status or ETag: skipped, never remembered.
     odd: list[Resource] = field(default_factory=list)
     # False when the sync state may have lost a member (a listed href the
@@ -289,7 +292,9 @@ class CalDAVReader:
             found = hrefs.agree(fresh, list(etags.members(transport, path)))
             for href in fresh:
                 self.aliases.put((path, href), found.get(href, href))
-        gone = hrefs.agree([h for h in changes.deleted if hrefs.suspect(h)], list(known))
+        doubted = [h for h in changes.deleted if hrefs.suspect(h)]
+        # Most reports delete nothing suspect: no map of every known member is built for them.
+        gone = hrefs.agree(doubted, list(known)) if doubted else {}
 
         def form(href: str) -> str:
             return gone.get(href) or self.aliases.get((path, href)) or href
@@ -398,8 +403,15 @@ class CalDAVReader:
 
     def _download(self, transport: Transport, path: str, read: _Pass, skipped: list[SkippedResource]) -> None:
         """One calendar-multiget for what the memo does not hold, or holds but is doubted."""
-        wanted = [href for href, etag in read.members.items()
-                  if href not in read.fetched and (href in read.recheck or self.facts.get((href, etag)) is None)]
+        wanted = []
+        for href, etag in read.members.items():
+            if href in read.fetched:
+                continue
+            known = None if href in read.recheck else self.facts.get((href, etag))
+            if known is None:
+                wanted.append(href)
+            else:
+                read.known[href] = known
         for href, etag, data, status in etags.multiget(transport, path, wanted, skipped):
             if status == 404:
                 self._bury(path, href, read.members.pop(href, None))
@@ -419,7 +431,8 @@ class CalDAVReader:
         for n, (href, etag) in enumerate(read.members.items()):
             if n % 64 == 0:
                 _check_deadline(path)
-            facts = self._facts(href, etag, read.fetched.get(href), limits)
+            known = read.known.get(href) if href not in read.fetched else None
+            facts = known.facts if known is not None else self._facts(href, etag, read.fetched.get(href), limits)
             resource = Resource(href, etag, read.fetched.get(href), facts)
             if href in read.unsorted:
                 # Listed without the server filtering on the kind: it may hold the other kind only.
