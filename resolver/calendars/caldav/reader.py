@@ -123,6 +123,9 @@ class CalDAVReader:
         # False once this server's initial sync-collection came without calendar-data
         # (DAViCal, Xandikos): later ones do not ask for it (_from_first).
         self.sync_sends_data = True
+        # False once this server gave no usable DAV:sync-token property (none, or
+        # not a URI: SOGo, Xandikos): its first reads take the initial sync (_from_first).
+        self.token_property = True
         # (collection path, href as a sync report spelled it) -> the listing's form (hrefs.agree).
         self.aliases: LRU[tuple[str, str], str] = LRU(MAX_ALIASES)
         self._home: str | None = None
@@ -361,7 +364,10 @@ class CalDAVReader:
         calendar-multiget of both kinds, so the other kind's first read needs
         its sync report only (the memo holds its data).
         """
-        token = sync.current_token(transport, path) if options.sync == "auto" else None
+        token = None
+        if options.sync == "auto" and self.token_property:
+            token = sync.current_token(transport, path)
+            self.token_property = token is not None
         first = None
         if token is None and options.sync == "auto":
             first = sync.initial(transport, path, skipped, data=self.sync_sends_data)

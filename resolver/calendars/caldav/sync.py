@@ -15,6 +15,7 @@ dropped connection or refused credentials is not an answer: it fails the request
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass, field
 
 from resolver.domain.ports import SkippedResource
@@ -26,6 +27,8 @@ from resolver.domain.errors import CalendarUnavailable
 logger = logging.getLogger("resolver.calendars")
 
 INSUFFICIENT_STORAGE = 507  # RFC 6578 3.6: the answer was truncated
+# A URI's scheme and colon (RFC 3986 3.1): what every sync-token must start with.
+_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 # Failures that end the request: no other way of reading would fare better.
 _FATAL = ("timeout", "unreachable", "unauthorized", "forbidden", "response_too_large", "foreign_origin")
 
@@ -97,8 +100,13 @@ def current_token(transport: Transport, path: str) -> str | None:
     # Depth 0: the one response is the collection's, however the server spells its href.
     for response in answer.multistatus.responses:
         token = (response.text(SYNC_TOKEN) or "").strip()
-        if token:
+        if token and _URI.match(token):
             return token
+        if token:
+            # RFC 6578 3.2: a token is a URI. SOGo 5.8 answers the current second
+            # ("1796336872"), and a sync from it never lists a change written in
+            # that second: the initial sync's token (its last change) is safe there.
+            logger.info("sync-token of %s is not a URI: an initial sync instead", path)
     return None
 
 
