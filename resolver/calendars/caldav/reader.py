@@ -13,9 +13,10 @@ memoised resources of all accounts together.
 Reading (every request reads the server, but only what changed is downloaded
 and parsed, with the memo on):
 
-- the first request for a collection and kind sends an initial
-  sync-collection (sync.py): the first token, every member's ETag and data in
-  one round trip; a server without sync gets a calendar-query for the kind;
+- the first request for a collection and kind asks for its DAV:sync-token
+  property, then sends the kind's calendar-query with the data (sync.py,
+  `_from_first`); a server whose property is missing or not a URI gets an
+  initial sync-collection instead, and one without sync a calendar-query;
 - later requests send one sync-collection from the token; resources whose
   (href, ETag) is not in the memo come with one calendar-multiget (etags.py);
 - a token the server refuses, or any other unexpected sync answer, falls back

@@ -1,10 +1,11 @@
-"""WebDAV sync (RFC 6578): the first read from an empty token, later ones from the last token.
+"""WebDAV sync (RFC 6578): the first token, then reads from the last token.
 
-The initial sync-collection (an empty `DAV:sync-token`) lists every member
-with its ETag, and the data too where the server sends it (Radicale and
-Xandikos do): the first token and the whole collection in one round trip,
-instead of a token PROPFIND plus a full calendar-query. A later sync lists
-what changed or vanished since the token.
+The first token is the collection's DAV:sync-token property where the server
+gives one that is a URI (`current_token`; the reader then takes the kind's
+calendar-query for the data). Elsewhere the initial sync-collection (an empty
+`DAV:sync-token`) lists every member with its ETag, and the data too where
+the server sends it. A later sync lists what changed or vanished since the
+token.
 
 None from either means: this server or token gives no usable sync answer, and
 the caller reads another way. That is the answer to a refused token (403 or
