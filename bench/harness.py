@@ -88,6 +88,22 @@ class BenchRadicale:
         values.update(extra)
         return values
 
+    # Every calendar of the account is the benchmark's: resolutions name none.
+    collection_ids: tuple[str, ...] | None = None
+
+    @property
+    def home_url(self) -> str:
+        return f"{self.url}{self.username}/"
+
+    @property
+    def origin(self) -> str:
+        return "/".join(self.url.split("/", 3)[:3])
+
+    def collection_urls(self) -> list[str]:
+        from bench import corpus
+
+        return [f"{self.home_url}{cid}/" for cid, _name, _share in corpus.COLLECTIONS]
+
     def stop(self) -> None:
         if self.process.poll() is None:
             self.process.terminate()
@@ -150,3 +166,138 @@ def render_table(headers: list[str], rows: list[list[Any]]) -> str:
     out = [line(headers), "|" + "|".join(("-" * (w + 2)) for w in widths) + "|"]
     out += [line(r) for r in cells]
     return "\n".join(out)
+
+
+# -- the other servers (DAViCal, Cyrus, SOGo), started by scripts/peers/ ----------
+
+@dataclass
+class BenchPeer:
+    """The benchmark calendar on an already running peer, in two new collections of the account's home.
+
+    The home also holds other calendars (the compatibility suite's, Cyrus's
+    Default, SOGo's personal): the resolutions name the benchmark's two
+    collections and the plain read lists the home and reads those two only.
+    `stop()` deletes them.
+    """
+
+    name: str
+    version: str
+    url: str  # the account's URL: the calendar home on every peer here
+    username: str
+    password: str = field(repr=False)
+    collection_ids: tuple[str, ...] = ()
+    event_time_range: bool = True
+    seed_seconds: float = 0.0
+
+    @property
+    def home_url(self) -> str:
+        return self.url
+
+    @property
+    def origin(self) -> str:
+        return "/".join(self.url.split("/", 3)[:3])
+
+    def collection_urls(self) -> list[str]:
+        return [f"{self.url}{cid}/" for cid in self.collection_ids]
+
+    def resolver_settings(self, **extra: Any) -> dict[str, Any]:
+        from django.conf import settings
+
+        values: dict[str, Any] = {
+            **getattr(settings, "RESOLVER", {}),
+            "CALDAV_URL": self.url,
+            "CALDAV_USERNAME": self.username,
+            "CALDAV_PASSWORD": self.password,
+            "CALDAV_TIMEOUT": 60.0,
+            "EVENT_HORIZON_DAYS": 90,
+            "EVENT_TIME_RANGE_FILTER": self.event_time_range,
+        }
+        values.update(extra)
+        return values
+
+    def stop(self) -> None:
+        import requests
+
+        for url in self.collection_urls():
+            try:
+                requests.delete(url, auth=(self.username, self.password), timeout=120)
+            except requests.RequestException:
+                pass
+
+
+def split_items(calendar: str) -> list[tuple[str, str]]:
+    """A whole VCALENDAR (corpus.build) as one resource per UID: (file name, text)."""
+    head = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//lifeproject//bench//EN"]
+    by_uid: dict[str, list[str]] = {}
+    block: list[str] = []
+    for line in calendar.split("\r\n"):
+        if line.startswith("BEGIN:") and line != "BEGIN:VCALENDAR" and not block:
+            block = [line]
+        elif block:
+            block.append(line)
+            if line.startswith("END:") and line[4:] == block[0][6:]:
+                uid = next(x[4:] for x in block if x.startswith("UID:"))
+                by_uid.setdefault(uid, []).extend(block)
+                block = []
+    return [(f"{uid}.ics", "\r\n".join([*head, *lines, "END:VCALENDAR", ""])) for uid, lines in by_uid.items()]
+
+
+def launch_peer(name: str, n: int, *, now: datetime | None = None, workers: int = 8) -> BenchPeer:
+    """The benchmark calendar for `n` on a running peer (scripts/peers/<name>.sh), written item by item."""
+    import concurrent.futures
+    import threading
+
+    import requests
+
+    from bench import corpus
+    from tests.compat.peers import external
+
+    found = external(name)
+    if isinstance(found, str):
+        raise SystemExit(found)
+    stamp = f"bench{os.getpid()}n{n}"
+    server = BenchPeer(name=name, version=found.version, url=found.url, username=found.username,
+                       password=found.password, event_time_range=found.event_time_range,
+                       collection_ids=tuple(f"{stamp}{cid}" for cid, _name, _share in corpus.COLLECTIONS))
+    local = threading.local()
+
+    def session() -> requests.Session:
+        if getattr(local, "session", None) is None:
+            local.session = requests.Session()
+            local.session.auth = (server.username, server.password)
+        return local.session
+
+    def put(url: str, text: str) -> None:
+        for attempt in range(3):
+            try:
+                answer = session().put(url, data=text.encode("utf-8"), timeout=120,
+                                       headers={"Content-Type": "text/calendar; charset=utf-8"})
+            except requests.ConnectionError:  # SOGo drops an idle kept-alive connection
+                local.session = None
+                continue
+            if answer.status_code in (200, 201, 204):
+                return
+        raise RuntimeError(f"PUT {url}: {answer.status_code} {answer.text[:200]}")
+
+    started = time.perf_counter()
+    try:
+        built = corpus.build(n, now=now or datetime.now(timezone.utc))
+        jobs = []
+        for (cid, label, _share), target in zip(corpus.COLLECTIONS, server.collection_ids):
+            url = f"{server.url}{target}/"
+            body = ('<?xml version="1.0" encoding="utf-8"?><C:mkcalendar xmlns:D="DAV:" '
+                    'xmlns:C="urn:ietf:params:xml:ns:caldav"><D:set><D:prop>'
+                    f"<D:displayname>{label}</D:displayname></D:prop></D:set></C:mkcalendar>")
+            answer = session().request("MKCALENDAR", url, data=body.encode("utf-8"), timeout=120,
+                                       headers={"Content-Type": "application/xml; charset=utf-8"})
+            if answer.status_code not in (200, 201):
+                raise RuntimeError(f"MKCALENDAR {url}: {answer.status_code} {answer.text[:200]}")
+            jobs += [(url + name, text) for name, text in split_items(built.calendars[cid])]
+        with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+            for future in [pool.submit(put, url, text) for url, text in jobs]:
+                future.result()
+    except BaseException:
+        server.stop()
+        raise
+    server.seed_seconds = time.perf_counter() - started
+    return server

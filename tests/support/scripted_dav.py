@@ -18,6 +18,10 @@ Quirks, as seen on real servers (issue 27, docs/servers.md):
   `with space.ics` for `with%20space.ics`), as SOGo 5.8 does.
 - `sync_data=False`: a sync-collection asking for calendar-data answers it
   with a 404 propstat (DAViCal 1.1.12).
+- `token_property="uri"`: a Depth 0 PROPFIND of the collection answers its
+  DAV:sync-token (the token a sync would give now); `"seconds"`: it answers
+  the server's clock in seconds, not a URI, as SOGo 5.8 does. By default the
+  property is not given.
 - `frozen_clock=True`: the server's clock does not move (every write falls in
   one second, as a quick DELETE + PUT does on a real server), and the Date
   header of each answer is that clock. Otherwise each write is a second
@@ -65,6 +69,8 @@ class Request:
     path: str
     report: str | None  # sync-collection, calendar-query, calendar-multiget
     authorized: bool
+    depth: str | None = None  # the Depth header as sent
+    token: str | None = None  # a sync-collection's DAV:sync-token as sent
 
 
 def _http_date(clock: int) -> str:
@@ -80,8 +86,9 @@ class ScriptedDAV:
     """One collection at COLLECTION on 127.0.0.1 (module docstring)."""
 
     def __init__(self, *, etags: str = "unique", sync_hrefs: str = "escaped", sync_data: bool = True,
-                 frozen_clock: bool = False) -> None:
+                 frozen_clock: bool = False, token_property: str | None = None) -> None:
         self.etags, self.sync_hrefs, self.sync_data = etags, sync_hrefs, sync_data
+        self.token_property = token_property
         self.frozen_clock = frozen_clock
         self.store: dict[str, Stored] = {}
         self.log: list[tuple[int, str]] = []  # (change number, resource name)
@@ -160,7 +167,9 @@ class ScriptedDAV:
         root = etree.fromstring(body) if body else None
         report = etree.QName(root).localname if root is not None and handler.command == "REPORT" else None
         with self._lock:
-            self.seen.append(Request(handler.command, handler.path, report, "Authorization" in handler.headers))
+            token = root.findtext(f"{{{_DAV}}}sync-token") if report == "sync-collection" else None
+            self.seen.append(Request(handler.command, handler.path, report, "Authorization" in handler.headers,
+                                     handler.headers.get("Depth"), token))
             if handler.command == "GET":
                 found = self.get(handler.path)
                 if found is None:
@@ -193,7 +202,10 @@ class ScriptedDAV:
         home = f"/dav/{USER}/"
         out = [_HEAD]
         if path.rstrip("/") == COLLECTION.rstrip("/"):
-            out.append(_ok(COLLECTION, "<D:resourcetype><D:collection/><C:calendar/></D:resourcetype>"))
+            token = {"uri": self._token(), "seconds": str(1_796_000_000 + self._clock)}.get(
+                self.token_property or "", "")
+            out.append(_ok(COLLECTION, "<D:resourcetype><D:collection/><C:calendar/></D:resourcetype>"
+                           + (f"<D:sync-token>{token}</D:sync-token>" if token and depth == "0" else "")))
             if depth != "0":
                 out += [_ok(listing_href(n), self._props(s, {"getlastmodified"})[0])
                         for n, s in sorted(self.store.items())]
@@ -263,8 +275,11 @@ class ScriptedDAV:
             missing = ("<D:propstat><D:prop><C:calendar-data/></D:prop><D:status>HTTP/1.1 404 Not Found"
                        "</D:status></D:propstat>") if not self.sync_data and "calendar-data" in _asked(root) else ""
             out.append(_ok(self._sync_href(name), found, extra=missing))
-        out.append(f"<D:sync-token>http://scripted.example/sync/{self._epoch}/{len(self.log)}</D:sync-token>")
+        out.append(f"<D:sync-token>{self._token()}</D:sync-token>")
         return "".join(out) + "</D:multistatus>"
+
+    def _token(self) -> str:
+        return f"http://scripted.example/sync/{self._epoch}/{len(self.log)}"
 
 
 def _asked(root: etree._Element) -> set[str]:

@@ -13,9 +13,10 @@ memoised resources of all accounts together.
 Reading (every request reads the server, but only what changed is downloaded
 and parsed, with the memo on):
 
-- the first request for a collection and kind sends an initial
-  sync-collection (sync.py): the first token, every member's ETag and data in
-  one round trip; a server without sync gets a calendar-query for the kind;
+- the first request for a collection and kind asks for its DAV:sync-token
+  property, then sends the kind's calendar-query with the data (sync.py,
+  `_from_first`); a server whose property is missing or not a URI gets an
+  initial sync-collection instead, and one without sync a calendar-query;
 - later requests send one sync-collection from the token; resources whose
   (href, ETag) is not in the memo come with one calendar-multiget (etags.py);
 - a token the server refuses, or any other unexpected sync answer, falls back
@@ -87,6 +88,9 @@ class _Pass:
     # hrefs whose memo entry is not believed: downloaded and compared (_facts).
     recheck: set[str] = field(default_factory=set)
     stamps: dict[str, str] = field(default_factory=dict)  # href -> getlastmodified (no sync)
+    # href -> the memo entry _download found for a member it did not download
+    # (its ETag unchanged since): _sorted reads it from here, not the memo again.
+    known: dict[str, Parsed] = field(default_factory=dict)
     # Answers without a usable status or ETag: skipped, never remembered.
     odd: list[Resource] = field(default_factory=list)
     # False when the sync state may have lost a member (a listed href the
@@ -120,6 +124,9 @@ class CalDAVReader:
         # False once this server's initial sync-collection came without calendar-data
         # (DAViCal, Xandikos): later ones do not ask for it (_from_first).
         self.sync_sends_data = True
+        # False once this server gave no usable DAV:sync-token property (none, or
+        # not a URI: SOGo, Xandikos): its first reads take the initial sync (_from_first).
+        self.token_property = True
         # (collection path, href as a sync report spelled it) -> the listing's form (hrefs.agree).
         self.aliases: LRU[tuple[str, str], str] = LRU(MAX_ALIASES)
         self._home: str | None = None
@@ -289,7 +296,9 @@ class CalDAVReader:
             found = hrefs.agree(fresh, list(etags.members(transport, path)))
             for href in fresh:
                 self.aliases.put((path, href), found.get(href, href))
-        gone = hrefs.agree([h for h in changes.deleted if hrefs.suspect(h)], list(known))
+        doubted = [h for h in changes.deleted if hrefs.suspect(h)]
+        # Most reports delete nothing suspect: no map of every known member is built for them.
+        gone = hrefs.agree(doubted, list(known)) if doubted else {}
 
         def form(href: str) -> str:
             return gone.get(href) or self.aliases.get((path, href)) or href
@@ -343,21 +352,32 @@ class CalDAVReader:
 
     def _from_first(self, transport: Transport, path: str, previous: SyncState | None, *, kind: Kind,
                     window: Window, options: ReadOptions, skipped: list[SkippedResource]) -> _Pass:
-        """Every member with its data: the initial sync where it carries the data, else a calendar-query.
+        """Every member of the kind with its data, and the token to sync from next time.
 
-        A server whose sync listing comes without the data (DAViCal, Xandikos)
-        is remembered as such, and a collection of at most one multiget's worth
-        is then read from the listing with one calendar-multiget of both kinds:
-        as many round trips as the kind's calendar-query, and the other kind's
-        first read then needs its sync report only (the memo holds its data).
+        The token comes from the collection's DAV:sync-token property, then the
+        kind's calendar-query brings the data: on Radicale an initial sync costs
+        the server half as much again as both (it sends both kinds and walks its
+        history), and everywhere it would send the other kind's data too.
+
+        A server that gives no sync-token property gets the initial sync: where
+        its listing comes without the data (remembered as such), a collection of
+        at most one multiget's worth is read from the listing with one
+        calendar-multiget of both kinds, so the other kind's first read needs
+        its sync report only (the memo holds its data).
         """
-        first = (sync.initial(transport, path, skipped, data=self.sync_sends_data)
-                 if options.sync == "auto" else None)
+        token = None
+        if options.sync == "auto" and self.token_property:
+            token = sync.current_token(transport, path)
+            self.token_property = token is not None
+        first = None
+        if token is None and options.sync == "auto":
+            first = sync.initial(transport, path, skipped, data=self.sync_sends_data)
         if first is not None:
             self._agree(transport, path, first, known={})
             if first.updates and not first.data:
                 self.sync_sends_data = False
-        read = _Pass(token=first.token if first is not None else None)
+            token = first.token
+        read = _Pass(token=token)
         if first is not None and (first.data or not first.updates or len(first.updates) <= etags.MULTIGET_BATCH):
             read.members = dict(first.updates)
             read.unsorted.update(read.members)
@@ -370,10 +390,11 @@ class CalDAVReader:
                     continue
                 read.fetched[href] = text
         else:
-            # No sync, or a sync listing without the data (Xandikos): the kind's
-            # calendar-query brings it, for this kind only. After the token, so
-            # that a change made between the two is listed by the next sync.
-            body = query_body(kind, window, time_range=False, stamp=first is None)
+            # The token came alone (the sync-token property), or no sync, or a
+            # sync listing without the data (Xandikos): the kind's calendar-query
+            # brings it, for this kind only. After the token, so that a change
+            # made between the two is listed by the next sync.
+            body = query_body(kind, window, time_range=False, stamp=token is None)
             for resource in full.read(transport, path, body, skipped):
                 if not resource.etag:
                     read.odd.append(Resource(resource.href, None, None))
@@ -389,8 +410,15 @@ class CalDAVReader:
 
     def _download(self, transport: Transport, path: str, read: _Pass, skipped: list[SkippedResource]) -> None:
         """One calendar-multiget for what the memo does not hold, or holds but is doubted."""
-        wanted = [href for href, etag in read.members.items()
-                  if href not in read.fetched and (href in read.recheck or self.facts.get((href, etag)) is None)]
+        wanted = []
+        for href, etag in read.members.items():
+            if href in read.fetched:
+                continue
+            known = None if href in read.recheck else self.facts.get((href, etag))
+            if known is None:
+                wanted.append(href)
+            else:
+                read.known[href] = known
         for href, etag, data, status in etags.multiget(transport, path, wanted, skipped):
             if status == 404:
                 self._bury(path, href, read.members.pop(href, None))
@@ -410,7 +438,8 @@ class CalDAVReader:
         for n, (href, etag) in enumerate(read.members.items()):
             if n % 64 == 0:
                 _check_deadline(path)
-            facts = self._facts(href, etag, read.fetched.get(href), limits)
+            known = read.known.get(href) if href not in read.fetched else None
+            facts = known.facts if known is not None else self._facts(href, etag, read.fetched.get(href), limits)
             resource = Resource(href, etag, read.fetched.get(href), facts)
             if href in read.unsorted:
                 # Listed without the server filtering on the kind: it may hold the other kind only.
