@@ -213,7 +213,8 @@ EDGE_EVENTS: dict[str, tuple[str, bool]] = {
     # An override without its master, in the window.
     "x-orphan": (_resource(_event("x-orphan", "Orphan override", f"RECURRENCE-ID:{_utc(NOW + 3 * DAY)}",
                                   f"DTSTART:{_utc(NOW + 3 * DAY)}", "DURATION:PT1H")), True),
-    "x-allday": (_resource(_event("x-allday", "All day today", f"DTSTART;VALUE=DATE:{NOW:%Y%m%d}")), True),
+    # Tomorrow, not today: a run that crosses midnight UTC would see today's end (one day, no DTEND) pass.
+    "x-allday": (_resource(_event("x-allday", "All day tomorrow", f"DTSTART;VALUE=DATE:{NOW + DAY:%Y%m%d}")), True),
     "x-duration": (_resource(_event("x-duration", "Duration only", f"DTSTART:{_utc(NOW + DAY)}",
                                     "DURATION:PT1H")), True),
     "x-floating": (_resource(_event("x-floating", "Floating time", f"DTSTART:{NOW + 2 * DAY:%Y%m%dT%H%M%S}",
