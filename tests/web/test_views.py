@@ -476,7 +476,8 @@ def test_clarify__no_occurrence_in_the_named_time_shows_the_nearest_and_says_so(
     from tests.support.calendars import weekly_sync_start
 
     named = weekly_sync_start(3)
-    day_after = named + timedelta(days=1)
+    # Two days on, not one: an hour-long occurrence starting after 23:00 UTC runs into the next day.
+    day_after = named + timedelta(days=2)
     location = _ask(alice_client, f"sync on {_iso(day_after)}", "work", kind="event", time_zone="UTC")
     html = alice_client.get(location).content.decode()
     [(label, shown)] = _shown(html)
