@@ -63,6 +63,14 @@ def migrate_and_token() -> str:
     return token.key
 
 
+def pointed_settings(url: str, username: str, password: str, **extra: Any) -> dict[str, Any]:
+    """The project's RESOLVER settings (from the environment), pointed at one bench server."""
+    from django.conf import settings
+
+    return {**getattr(settings, "RESOLVER", {}), "CALDAV_URL": url, "CALDAV_USERNAME": username,
+            "CALDAV_PASSWORD": password, "CALDAV_TIMEOUT": 60.0, "EVENT_HORIZON_DAYS": 90, **extra}
+
+
 @dataclass
 class BenchRadicale:
     n: int
@@ -75,18 +83,7 @@ class BenchRadicale:
 
     def resolver_settings(self, **extra: Any) -> dict[str, Any]:
         """The project's RESOLVER settings (from the environment), pointed at this Radicale."""
-        from django.conf import settings
-
-        values: dict[str, Any] = {
-            **getattr(settings, "RESOLVER", {}),
-            "CALDAV_URL": self.url,
-            "CALDAV_USERNAME": self.username,
-            "CALDAV_PASSWORD": self.password,
-            "CALDAV_TIMEOUT": 60.0,
-            "EVENT_HORIZON_DAYS": 90,
-        }
-        values.update(extra)
-        return values
+        return pointed_settings(self.url, self.username, self.password, **extra)
 
     # Every calendar of the account is the benchmark's: resolutions name none.
     collection_ids: tuple[str, ...] | None = None
@@ -201,19 +198,8 @@ class BenchPeer:
         return [f"{self.url}{cid}/" for cid in self.collection_ids]
 
     def resolver_settings(self, **extra: Any) -> dict[str, Any]:
-        from django.conf import settings
-
-        values: dict[str, Any] = {
-            **getattr(settings, "RESOLVER", {}),
-            "CALDAV_URL": self.url,
-            "CALDAV_USERNAME": self.username,
-            "CALDAV_PASSWORD": self.password,
-            "CALDAV_TIMEOUT": 60.0,
-            "EVENT_HORIZON_DAYS": 90,
-            "EVENT_TIME_RANGE_FILTER": self.event_time_range,
-        }
-        values.update(extra)
-        return values
+        return pointed_settings(self.url, self.username, self.password,
+                                EVENT_TIME_RANGE_FILTER=self.event_time_range, **extra)
 
     def stop(self) -> None:
         import requests
