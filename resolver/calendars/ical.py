@@ -28,7 +28,7 @@ from typing import Callable, Iterable
 
 import icalendar
 
-from resolver.calendars import recurrence
+from resolver.calendars import quickread, recurrence
 from resolver.domain.items import MAX_OCCURRENCES_PER_ITEM, Item, Kind, Occurrence, make_item
 
 logger = logging.getLogger("resolver.calendars")
@@ -205,7 +205,8 @@ def read_resource(text: str, *, limits: Limits = DEFAULT_LIMITS) -> ResourceFact
 
 
 def _read_checked(text: str) -> ResourceFacts:
-    calendar = parse_calendar(text)
+    # Plain resources (most of them) are read without icalendar's general parser: quickread.py.
+    calendar = quickread.parse(text) or parse_calendar(text)
     try:
         return ResourceFacts(components=tuple(
             _facts(name, uid, master, overrides)
