@@ -9,7 +9,7 @@ of what made a fresh process's first resolution slower than it (issue 27).
 What it reads the same way: the lines of the properties `ical.py` reads,
 decoded by icalendar's own value types (`types_factory.for_property`, the
 same unescaping, the same TZID lookup), in the same component objects'
-shape (`get`, `in`, `walk`), so `ical._facts` reads both alike. Lines it
+shape (`get`, `in`, `walk`, `.dt`), so `ical._facts` reads both alike. Lines it
 never reads are only checked for a plain name, not decoded: where icalendar
 would reject the resource for one of them, `ical.parse_calendar` parses it
 again without them, which gives what this reader gives.
@@ -25,12 +25,15 @@ parses on the iCalendar corpus and on generated variants.
 """
 from __future__ import annotations
 
+import functools
 import re
+from datetime import date, datetime, time, timedelta
 from typing import Any
 
 import icalendar
 from icalendar.parser.content_line import NEWLINE, UFOLD
 from icalendar.parser.property import unescape_backslash
+from icalendar.prop import vDDDTypes
 
 TYPES = icalendar.Calendar.types_factory
 # Name, parameters (no quote, backslash, comma, colon or blank in them), value.
@@ -45,12 +48,20 @@ READ = DATES | TEXTS | {"DURATION", "RRULE", "EXRULE"}
 # Where icalendar applies a TZID parameter (ComponentIcalParser.datetime_names).
 _ZONED = frozenset({"DTSTART", "DTEND", "RECURRENCE-ID", "DUE", "RDATE", "EXDATE"})
 _VALUES = frozenset({"DATE", "DATE-TIME"})
+# One value each (not lists), and the types vDDDTypes would accept (its constructor refuses others).
+_SINGLE = frozenset({"DUE", "COMPLETED", "DTSTART", "DTEND", "RECURRENCE-ID"})
+_DDD = (datetime, date, timedelta, time, tuple)
 # A VTIMEZONE's lines: with no VTIMEZONE read here, one elsewhere is icalendar's to judge.
 _ZONE_LINES = frozenset({"TZID", "TZOFFSETFROM", "TZOFFSETTO", "TZNAME"})
 
 
 class QuickComponent:
-    """A VTODO or VEVENT's read properties, as icalendar's Component gives them."""
+    """A VTODO or VEVENT's read properties, in the shape ical.py reads from icalendar's Component.
+
+    Texts are the decoded strings (what `str()` of a vText gives), a single
+    date carries its decoded value as `.dt`, everything else is icalendar's
+    own property object.
+    """
 
     __slots__ = ("name", "properties")
 
@@ -153,12 +164,29 @@ def _decoded(name: str, params: str, value: str) -> Any:
     kind = found.get("VALUE")
     if (kind is not None and kind not in _VALUES) or (not value and name not in TEXTS):
         raise _Decline
-    factory = TYPES.for_property(name, kind)
+    factory = _factory(name, kind)
     if hasattr(factory, "get_value_from_content_line"):
         raise _Decline
     tzid = found.get("TZID")
     unescaped = unescape_backslash(value)
     try:
-        return factory(factory.from_ical(unescaped, tzid) if tzid else factory.from_ical(unescaped))
+        parsed = factory.from_ical(unescaped, tzid) if tzid else factory.from_ical(unescaped)
+        if name in TEXTS:
+            return parsed  # what str() of icalendar's vText gives, without building one
+        if factory is vDDDTypes and name in _SINGLE and isinstance(parsed, _DDD):
+            return _When(parsed)  # the .dt that ical.py reads, without a Parameters mapping
+        return factory(parsed)
     except Exception as err:  # icalendar refuses the value: it decides what that means
         raise _Decline from err
+
+
+@functools.lru_cache(maxsize=64)
+def _factory(name: str, kind: str | None) -> type:
+    return TYPES.for_property(name, kind)
+
+
+class _When:
+    __slots__ = ("dt",)
+
+    def __init__(self, dt: Any) -> None:
+        self.dt = dt
