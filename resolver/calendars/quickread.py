@@ -15,18 +15,21 @@ would reject the resource for one of them, `ical.parse_calendar` parses it
 again without them, which gives what this reader gives.
 
 What it declines (`None`, and icalendar parses the resource): anything it is
-not sure to read as icalendar does: a VTIMEZONE (icalendar keeps custom zones
-across parses), a name not in upper case, a parameter other than VALUE and
-TZID on a date or LANGUAGE on a text, a quote or backslash in parameters, an
-empty date, a value icalendar's type refuses, a VTIMEZONE's line anywhere, a VTODO or VEVENT not directly
-inside the one VCALENDAR, END not matching BEGIN, a line outside the calendar
-or a lone carriage return. `tests/calendars/test_quickread.py` compares both
-parses on the iCalendar corpus and on generated variants.
+not sure to read as icalendar does: a VTIMEZONE whose TZID icalendar's zone
+provider does not know by name (icalendar would make and cache a zone of its
+own, for later parses too), a name not in upper case, a parameter other than
+VALUE and TZID on a date or LANGUAGE on a text, a quote or backslash in
+parameters, an empty date, a value icalendar's type refuses, a VTODO, VEVENT
+or VTIMEZONE not directly inside the one VCALENDAR, END not matching BEGIN, a
+line outside the calendar or a lone carriage return.
+`tests/calendars/test_quickread.py` compares both parses on the iCalendar
+corpus and on generated variants.
 """
 from __future__ import annotations
 
 import functools
 import re
+import zoneinfo
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
@@ -34,6 +37,7 @@ import icalendar
 from icalendar.parser.content_line import NEWLINE, UFOLD
 from icalendar.parser.property import unescape_backslash
 from icalendar.prop import vDDDTypes
+from icalendar.timezone import tzp
 
 TYPES = icalendar.Calendar.types_factory
 # Name, parameters (no quote, backslash, comma, colon or blank in them), value.
@@ -51,7 +55,7 @@ _VALUES = frozenset({"DATE", "DATE-TIME"})
 # One value each (not lists), and the types vDDDTypes would accept (its constructor refuses others).
 _SINGLE = frozenset({"DUE", "COMPLETED", "DTSTART", "DTEND", "RECURRENCE-ID"})
 _DDD = (datetime, date, timedelta, time, tuple)
-# A VTIMEZONE's lines: with no VTIMEZONE read here, one elsewhere is icalendar's to judge.
+# A VTIMEZONE's lines: decoded (so that a value icalendar refuses is its to judge), never kept.
 _ZONE_LINES = frozenset({"TZID", "TZOFFSETFROM", "TZOFFSETTO", "TZNAME"})
 
 
@@ -112,6 +116,7 @@ def _parse(text: str) -> QuickCalendar:
     stack: list[str] = []
     components: list[QuickComponent] = []
     current: QuickComponent | None = None
+    zones = 0
     done = False
     for line in NEWLINE.split(UFOLD.sub("", text)):
         if not line:
@@ -122,6 +127,7 @@ def _parse(text: str) -> QuickCalendar:
         name, params, value = found.groups()
         if name == "BEGIN":
             current = _begin(stack, value, params, current)
+            zones = 0 if value == "VTIMEZONE" else zones
         elif name == "END":
             if params or not stack or stack[-1] != value:
                 raise _Decline
@@ -130,13 +136,15 @@ def _parse(text: str) -> QuickCalendar:
                 components.append(current)
                 current = None
             done = not stack
-        elif not stack or name in _ZONE_LINES:
+        elif not stack:
             raise _Decline
-        elif name in READ:
-            # Decoded wherever it is (a VALARM's too): icalendar's reparse
-            # without unread lines (ical.parse_calendar) would decode it there.
+        elif name in READ or name in _ZONE_LINES:
+            # Decoded wherever it is (a VALARM's, a VTIMEZONE's too): icalendar's
+            # reparse without unread lines (ical.parse_calendar) would decode it there.
             decoded = _decoded(name, params, value)
-            if current is not None and len(stack) == 2:
+            if name == "TZID" and stack[-1] == "VTIMEZONE":
+                zones = _zone_named(zones, str(decoded))
+            if current is not None and len(stack) == 2 and name in READ:
                 current.add(name, decoded)
     if not done:
         raise _Decline
@@ -147,12 +155,31 @@ def _begin(stack: list[str], value: str, params: str, current: QuickComponent | 
     if params or not _NAME.match(value):
         raise _Decline
     depth = len(stack)
-    if (depth == 0) != (value == "VCALENDAR") or value == "VTIMEZONE" or (value in ITEMS and depth != 1):
+    if (depth == 0) != (value == "VCALENDAR") or (value in ITEMS or value == "VTIMEZONE") and depth != 1:
         raise _Decline
     stack.append(value)
     if depth == 1:
         return QuickComponent(value) if value in ITEMS else None
     return current
+
+
+def _zone_named(zones: int, tzid: str) -> int:
+    # `zones`: the TZIDs already seen in this VTIMEZONE.
+    """A VTIMEZONE whose TZID icalendar's provider knows by name changes nothing icalendar reads.
+
+    icalendar caches a zone made from a VTIMEZONE (for every later parse, too)
+    only when its provider does not know the TZID; a known one is looked up by
+    name with or without the component. Any other VTIMEZONE, or a second TZID
+    in one, is icalendar's to read.
+    """
+    if zones or not tzp.uses_zoneinfo() or tzid not in _iana_names():
+        raise _Decline
+    return zones + 1
+
+
+@functools.cache
+def _iana_names() -> frozenset[str]:
+    return frozenset(zoneinfo.available_timezones())
 
 
 def _decoded(name: str, params: str, value: str) -> Any:

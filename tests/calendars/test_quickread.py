@@ -33,6 +33,11 @@ def calendar(*lines: str, item: str = "VTODO") -> str:
     return "\r\n".join(["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//test//EN", *body, "END:VCALENDAR", ""])
 
 
+ZONE = "\r\n".join([
+    "BEGIN:VTIMEZONE", "TZID:Europe/Berlin", "BEGIN:STANDARD", "DTSTART:19701025T030000",
+    "RRULE:FREQ=YEARLY;BYMONTH=10;BYDAY=-1SU", "TZOFFSETFROM:+0200", "TZOFFSETTO:+0100", "TZNAME:CET",
+    "END:STANDARD", "END:VTIMEZONE",
+])
 TASK = ("SUMMARY:Renew passport", "STATUS:NEEDS-ACTION", "DUE:20270105T090000Z")
 EVENT = ("SUMMARY:Yoga", "DTSTART:20270105T090000Z", "DTEND:20270105T100000Z")
 
@@ -55,9 +60,19 @@ EVENT = ("SUMMARY:Yoga", "DTSTART:20270105T090000Z", "DTEND:20270105T100000Z")
     (("SUMMARY:Long title that the client folded over more than one line of the resource",), "VTODO"),
     (("SUMMARY:",), "VTODO"),
     (("SUMMARY:A bad priority", "PRIORITY:"), "VTODO"),
+    (("SUMMARY:Stray zone line", "TZOFFSETFROM:+0100"), "VTODO"),
 ])
 def test_quick_parse__reads_plain_resources_as_icalendar_does(lines, item, monkeypatch):
     assert same_reading(calendar(*lines, item=item), monkeypatch)
+
+
+@pytest.mark.parametrize("before", [True, False])
+def test_quick_parse__a_vtimezone_of_a_zone_known_by_name_is_read_quickly(before, monkeypatch):
+    event = calendar("SUMMARY:Berlin", "DTSTART;TZID=Europe/Berlin:20270105T090000", item="VEVENT")
+    text = (event.replace("BEGIN:VEVENT", ZONE + "\r\nBEGIN:VEVENT") if before
+            else event.replace("END:VCALENDAR", ZONE + "\r\nEND:VCALENDAR"))
+    assert same_reading(text, monkeypatch)
+    assert "Europe/Berlin" in outcome(text, quick=True, monkeypatch=monkeypatch)
 
 
 def test_quick_parse__folded_lines_and_bare_newlines_read_as_icalendar_does(monkeypatch):
@@ -79,7 +94,13 @@ def test_quick_parse__folded_lines_and_bare_newlines_read_as_icalendar_does(monk
     calendar("SUMMARY:Ends wrong", "END:VEVENT"),
     calendar("SUMMARY:Nested", "BEGIN:VALARM", "BEGIN:VTODO", "END:VTODO", "END:VALARM"),
     calendar("SUMMARY:Bad alarm date", "BEGIN:VALARM", "DTSTART:soon", "END:VALARM"),
-    calendar("SUMMARY:Stray zone line", "TZOFFSETFROM:+0100"),
+    calendar(*EVENT, item="VEVENT").replace("BEGIN:VEVENT", ZONE.replace("Europe/Berlin", "Berlin Time")
+                                            + "\r\nBEGIN:VEVENT"),
+    calendar(*EVENT, item="VEVENT").replace("BEGIN:VEVENT", ZONE.replace("TZID:Europe/Berlin",
+                                            "TZID:Europe/Berlin\r\nTZID:Europe/Paris") + "\r\nBEGIN:VEVENT"),
+    calendar(*EVENT, item="VEVENT").replace("BEGIN:VEVENT", ZONE.replace("+0100", "one hour")
+                                            + "\r\nBEGIN:VEVENT"),
+    calendar("SUMMARY:Zone inside", *ZONE.split("\r\n"), item="VEVENT"),
     calendar(*TASK) + "X-AFTER:the end\r\n",
     "SUMMARY:outside\r\n" + calendar(*TASK),
     calendar(*TASK) + calendar(*TASK),
