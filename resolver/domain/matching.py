@@ -25,6 +25,7 @@ added, changed or removed.
 """
 from __future__ import annotations
 
+import operator
 import re
 import threading
 from bisect import bisect_right
@@ -262,7 +263,7 @@ class MatchingMemo:
     request. An index is kept by content (the same titles in the same order:
     what an unchanged collection gives, read again with new Item objects, new
     ETags or new occurrences), and the last sequence asked for by identity
-    (the same tuple again: no work at all). Bounded: `max_indexes` title
+    (the same tuple again, or its very Items in a new one: no title read). Bounded: `max_indexes` title
     lists, and the semantic signal's `vectors` (resolver/domain/semantic.py).
     """
 
@@ -285,8 +286,10 @@ class MatchingMemo:
         forms = word_forms(language)
         with self._lock:
             last = self._last
-            if last is not None and last[0] is items and last[1] == language:
-                return last[2]
+        if last is not None and last[1] == language and _same_items(last[0], items):
+            with self._lock:
+                self._last = (items, language, last[2])
+            return last[2]
         titles = (language, tuple(item.title_key for item in items))
         with self._lock:
             index = self._by_titles.get(titles)
@@ -318,6 +321,16 @@ class MatchingMemo:
             self._by_titles.clear()
             self._last = None
             self._vectors = None
+
+
+def _same_items(known: Sequence[Item], items: Sequence[Item]) -> bool:
+    """The very Item objects of the last sequence, in order (Items are frozen: the same titles).
+
+    A reader hands an unchanged collection's Items back as the same objects in
+    a new sequence; comparing identities is a C loop, where the content key
+    (every title_key, then a hash of them all) cost about 3 ms at 20,000 titles.
+    """
+    return known is items or (len(known) == len(items) and all(map(operator.is_, known, items)))
 
 
 def title_index(items: Sequence[Item], *, language: str = DEFAULT_LANGUAGE,

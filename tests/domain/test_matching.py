@@ -254,3 +254,36 @@ def test_pool__a_limited_pool_is_the_head_of_the_full_ranking_through_long_ties(
         assert [(c.item.item_id, c.score) for c in pool.candidates] == [(c.item.item_id, c.score)
                                                                         for c in full[:limit]]
         assert pool.matched == len(full)
+
+
+# -- the memo's title indexes ------------------------------------------------
+
+def _titled(*titles: str) -> tuple:
+    return tuple(make_item(collection_path="/u/c/", uid=f"u{n}", title=t, etag='"1"', kind=Kind.TASK)
+                 for n, t in enumerate(titles))
+
+
+def test_memo__the_same_items_in_a_new_sequence_reuse_the_index_without_their_titles(monkeypatch):
+    from resolver.domain import matching
+
+    memo = matching.MatchingMemo()
+    items = _titled("Renew passport", "Pay rent", "Book dentist")
+    index = memo.index(items)
+    # What a reader gives for an unchanged collection: the very Items, in a new tuple.
+    monkeypatch.setattr(matching, "TitleIndex", lambda *a, **k: pytest.fail("index built again"))
+    calls = []
+    monkeypatch.setattr(matching.MatchingMemo, "_by_titles", property(lambda self: calls.append(1) or {}),
+                        raising=False)
+    assert memo.index(tuple(list(items))) is index
+    assert calls == []  # not looked up by content: no title_key read, no hash of them all
+
+
+def test_memo__equal_items_that_are_other_objects_are_looked_up_by_their_titles():
+    from resolver.domain import matching
+
+    memo = matching.MatchingMemo()
+    index = memo.index(_titled("Renew passport", "Pay rent"))
+    assert memo.index(_titled("Renew passport", "Pay rent")) is index
+    changed = memo.index(_titled("Renew passport", "Pay the rent"))
+    assert changed is not index
+    assert not matching._same_items(_titled("Renew passport"), _titled("Renew passport"))
