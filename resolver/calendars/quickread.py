@@ -116,7 +116,7 @@ def _parse(text: str) -> QuickCalendar:
     stack: list[str] = []
     components: list[QuickComponent] = []
     current: QuickComponent | None = None
-    zones = 0
+    zone_named = False  # this VTIMEZONE's TZID was seen
     done = False
     for line in NEWLINE.split(UFOLD.sub("", text)):
         if not line:
@@ -127,7 +127,7 @@ def _parse(text: str) -> QuickCalendar:
         name, params, value = found.groups()
         if name == "BEGIN":
             current = _begin(stack, value, params, current)
-            zones = 0 if value == "VTIMEZONE" else zones
+            zone_named = zone_named and value != "VTIMEZONE"
         elif name == "END":
             if params or not stack or stack[-1] != value:
                 raise _Decline
@@ -143,7 +143,10 @@ def _parse(text: str) -> QuickCalendar:
             # reparse without unread lines (ical.parse_calendar) would decode it there.
             decoded = _decoded(name, params, value)
             if name == "TZID" and stack[-1] == "VTIMEZONE":
-                zones = _zone_named(zones, str(decoded))
+                if zone_named:
+                    raise _Decline  # two TZIDs in one VTIMEZONE: icalendar's to read
+                _known_zone(str(decoded))
+                zone_named = True
             if current is not None and len(stack) == 2 and name in READ:
                 current.add(name, decoded)
     if not done:
@@ -163,18 +166,15 @@ def _begin(stack: list[str], value: str, params: str, current: QuickComponent | 
     return current
 
 
-def _zone_named(zones: int, tzid: str) -> int:
-    # `zones`: the TZIDs already seen in this VTIMEZONE.
+def _known_zone(tzid: str) -> None:
     """A VTIMEZONE whose TZID icalendar's provider knows by name changes nothing icalendar reads.
 
     icalendar caches a zone made from a VTIMEZONE (for every later parse, too)
     only when its provider does not know the TZID; a known one is looked up by
-    name with or without the component. Any other VTIMEZONE, or a second TZID
-    in one, is icalendar's to read.
+    name with or without the component. Any other VTIMEZONE is icalendar's to read.
     """
-    if zones or not tzp.uses_zoneinfo() or tzid not in _iana_names():
+    if not tzp.uses_zoneinfo() or tzid not in _iana_names():
         raise _Decline
-    return zones + 1
 
 
 @functools.cache
