@@ -37,6 +37,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=15, help="measured runs per reference (default 15)")
     parser.add_argument("--semantic", action="store_true", help="also with the semantic signal on")
+    parser.add_argument("--no-glosses", action="store_true",
+                        help="the encoder without FreeDict's glosses (as on a host without the dictionaries)")
     args = parser.parse_args(argv)
     out: dict[str, float] = {}
     medians: dict[str, float] = {}
@@ -47,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
         from resolver.domain.semantic import MultilingualUSE
 
         # As the default encoder: FreeDict's glosses where Debian's dictionaries are installed.
-        encoder = MultilingualUSE(glossary=find_freedict())
+        encoder = MultilingualUSE(glossary=None if args.no_glosses else find_freedict())
         print(f"encoder: {encoder.name}")
         started = time.perf_counter()
         encoder.encode(["load"])
