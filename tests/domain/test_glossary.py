@@ -261,3 +261,35 @@ def test_real_freedict__glosses_bring_a_foreign_title_nearer_than_an_english_one
     before = plain.encode(titles) @ plain.encode(["empty the dishwasher"])[0]
     after = glossed.encode(titles) @ glossed.encode(["empty the dishwasher"])[0]
     assert before[0] > before[1] and after[1] > after[0]
+
+
+def test_real_freedict__through_the_pipeline_the_foreign_title_leads_the_clarification_never_resolved():
+    _require_real()
+    from resolver.calendars.memory import MemoryCalendar
+    from resolver.domain.items import Kind, make_item
+    from resolver.domain.pipeline import NoThresholds, Status, resolve
+    from resolver.domain.requests import parse_request
+    from resolver.judges.disabled import DisabledJudge
+
+    items = [make_item(collection_path="/u/home/", uid=uid, title=title, etag=f'"{uid}"', kind=Kind.TASK)
+             for uid, title in (("filter", "Clean the dishwasher filter"), ("vider", "Vider le lave-vaisselle"),
+                                ("fridge", "Clean the fridge"))]
+
+    class Recording(DisabledJudge):
+        def judge(self, question, *, request_id):
+            asked.append(question)
+            return super().judge(question, request_id=request_id)
+
+    def first(encoder):
+        outcome = resolve(request=parse_request(text="empty the dishwasher", kind="task"),
+                          calendar=MemoryCalendar(items=list(items)), judge=Recording(),
+                          policy=NoThresholds(), request_id="req_g", semantic=encoder)
+        assert outcome.status is Status.NEEDS_CLARIFICATION
+        return outcome.candidates[0].uid
+
+    asked: list = []
+    glossed = semantic.MultilingualUSE(glossary=find_freedict(REAL))
+    assert first(semantic.MultilingualUSE()) == "filter"
+    assert first(glossed) == "vider"
+    # The judge's question names the glossed encoder: a threshold approved without glosses never applies.
+    assert asked[-1].retrieval == glossed.name and asked[-1].retrieval.endswith("glosses")
