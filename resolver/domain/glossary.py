@@ -28,6 +28,7 @@ and the encoder reads titles as they are; the encoder's name says which.
 from __future__ import annotations
 
 import functools
+import logging
 import mmap
 import re
 import struct
@@ -35,6 +36,8 @@ import threading
 import zlib
 from collections import OrderedDict
 from pathlib import Path
+
+logger = logging.getLogger(__name__)
 
 # The dictionaries a glossary reads: (language, dictd database name). German
 # first: FreeDict's German-English dictionary (from Ding) has 380,000
@@ -108,7 +111,11 @@ class DictdDatabase:
             fields = self._index[start:end].split(b"\t")
             if fields[0] != key or len(fields) < 3:
                 break
-            found.append(self._read(_number(fields[1]), _number(fields[2])).decode("utf-8", "replace"))
+            try:
+                found.append(self._read(_number(fields[1]), _number(fields[2])).decode("utf-8", "replace"))
+            except (KeyError, UnicodeDecodeError, IndexError, OSError, zlib.error):
+                # A damaged file costs that entry, never the request: no gloss is no worse than none.
+                logger.warning("glossary: %s has an unreadable entry for %r", self.name, word)
             start = end + 1
         return found
 
@@ -328,7 +335,13 @@ def find_freedict(directory: str | Path | None = DEFAULT_DIRECTORY) -> Glossary 
 
     def database(name: str) -> DictdDatabase | None:
         index, data = folder / f"{name}.index", folder / f"{name}.dict.dz"
-        return DictdDatabase(index, data) if index.is_file() and data.is_file() else None
+        if not (index.is_file() and data.is_file()):
+            return None
+        try:
+            return DictdDatabase(index, data)
+        except (OSError, ValueError, struct.error) as error:  # empty, unreadable, a broken header
+            logger.warning("glossary: %s is not a readable dictd database (%s); not used", index, error)
+            return None
 
     english = database(ENGLISH_HEADWORDS)
     sources = [(language, db) for language, name in SOURCES if (db := database(name)) is not None]

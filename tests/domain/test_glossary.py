@@ -293,3 +293,18 @@ def test_real_freedict__through_the_pipeline_the_foreign_title_leads_the_clarifi
     assert first(glossed) == "vider"
     # The judge's question names the glossed encoder: a threshold approved without glosses never applies.
     assert asked[-1].retrieval == glossed.name and asked[-1].retrieval.endswith("glosses")
+
+
+def test_damaged_files__a_broken_entry_costs_that_entry_and_a_broken_database_is_not_used(folder, caplog):
+    index = folder / "freedict-deu-eng.index"
+    lines = index.read_bytes().split(b"\n")
+    # "kita" points past the data and into characters no offset has.
+    index.write_bytes(b"\n".join(
+        line.split(b"\t")[0] + b"\t!!\t??" if line.startswith(b"kita\t") else line for line in lines))
+    (folder / "freedict-fra-eng.index").write_bytes(b"")  # empty: cannot be mapped
+    gloss = find_freedict(folder)
+    assert gloss.name == "FreeDict deu-eng"
+    assert gloss.gloss("Kita") is None and gloss.gloss("Wäsche aufhängen") == "wash washing hang up suspend"
+    assert "unreadable entry" in caplog.text and "not a readable dictd database" in caplog.text
+    (folder / "freedict-deu-eng.dict.dz").write_bytes(b"\x1f\x8b\x08\x04garbage")  # a header cut short
+    assert find_freedict(folder) is None
