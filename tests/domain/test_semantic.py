@@ -295,6 +295,54 @@ def test_fuse__a_doubted_lexical_best_follows_the_titles_clearly_nearer_than_it(
                          doubted_similarity=0.69) == ["n", "a", "b", "m", "f"]
 
 
+def test_fuse__past_the_limit_the_nearest_titles_it_would_cut_take_the_last_places():
+    lexical = [f"w{k}" for k in range(10)]  # ten weak word matches, the signal disagreeing
+    nearest = ["n0", "n1", "n2", "w3", "n3", "n4"]
+    # Within the limit nothing moves.
+    assert semantic.fuse(lexical, 0.4, nearest, limit=19) == semantic.fuse(lexical, 0.4, nearest)
+    # Past it, the reserved nearest titles that would be cut replace the weakest of the rest.
+    fused = semantic.fuse(lexical, 0.4, nearest, limit=6, reserved=5)
+    assert fused == ["n0", "n1", "n2", "w3", "n3", "n4"]
+    # A kept lexical order (strong words) ahead of the nearest keeps its first places.
+    fused = semantic.fuse(lexical, 0.95, nearest, limit=9, reserved=5)
+    assert fused[:6] == lexical[:6] and set(fused[6:]) == {"n0", "n1", "n2"}
+    # At most a third of the places: a limit of 3 keeps its first two.
+    assert semantic.fuse(lexical, 0.95, nearest, limit=3, reserved=5) == ["w0", "w1", "n0"]
+    assert semantic.fuse(lexical, 0.95, nearest, limit=2, reserved=5) == ["w0", "w1"]
+    # No reservation: the plain cut.
+    assert semantic.fuse(lexical, 0.95, nearest, limit=6, reserved=0) == lexical[:6]
+
+
+def test_fuse__a_title_the_gap_left_out_is_not_brought_back_by_the_reservation():
+    near = {"b": 0.64, "a": 0.55, "c": 0.33}
+    lexical = ["a", "b", "x", "y", "z"]
+    assert "c" not in semantic.fuse(lexical, 0.95, ["b", "a", "c"], similarities=near, limit=3, reserved=5)
+
+
+FIXES = [task(f"fix-{k}", f"Fix the {thing}") for k, thing in enumerate(
+    ["gutters", "shed", "oven", "pantry", "fridge", "fence", "gate", "doorbell", "shelf", "roof", "garage door",
+     "drawer", "tap", "lamp", "bike", "printer", "wardrobe door", "window latch", "hinge", "radiator", "boiler"])]
+
+
+def test_widen__a_full_pool_of_weak_word_matches_still_offers_the_nearest_title(encoder, monkeypatch):
+    """ "fix" is in twenty-two titles and "blocked" in one: the words' order is kept (the encoder agrees on
+    the drain) and fills the nineteen places; the sink, only the signal's, takes one of the last."""
+    items = FIXES + [task("drain", "Fix the blocked drain"), task("sink", "Unclog the bathroom sink")]
+    text = "fix the blocked basin"
+    memo = MatchingMemo()
+    pool = build_pool(text, items, limit=19, memo=memo)
+    assert len(pool.candidates) == 19 and pool.candidates[0].item.uid == "drain"
+    assert "sink" not in {c.item.uid for c in pool.candidates}
+    widened = semantic.widen(pool, text, items, encoder=encoder, memo=memo, limit=19, language="english")
+    uids = [c.item.uid for c in widened.candidates]
+    assert len(uids) == 19 and uids[0] == "drain" and "sink" in uids[14:]
+    assert widened.semantic_model == encoder.name
+    # It is the reservation that brings it: without it the weak word matches fill every place.
+    monkeypatch.setattr(semantic, "RESERVED", 0)
+    plain = semantic.widen(pool, text, items, encoder=encoder, memo=memo, limit=19, language="english")
+    assert "sink" not in {c.item.uid for c in plain.candidates}
+
+
 BALCONY = [task("plants", "Water the plants"), task("balcon", "Arroser les plantes du balcon"),
            task("tomatoes", "Water the tomatoes"), task("rent", "Pay the rent")]
 
