@@ -165,7 +165,7 @@ def run_baseline(name: str, refs: list[dict[str, Any]], by_kind: dict[str, list[
 
 
 def run_project(refs: list[dict[str, Any]], calendar: Any, meta: retrieval.Meta,
-                semantic: Any = None) -> list[Result]:
+                semantic: Any = None, ranker: Any = None) -> list[Result]:
     from resolver.domain.items import Kind
     from resolver.domain.pipeline import NoThresholds, ResolveRequest, Status, resolve
     from resolver.judges.disabled import DisabledJudge
@@ -176,7 +176,7 @@ def run_project(refs: list[dict[str, Any]], calendar: Any, meta: retrieval.Meta,
         request = ResolveRequest(text=ref["text"], kind=Kind(ref["kind"]), time_zone=meta.zone)
         started = time.perf_counter()
         outcome = resolve(request=request, calendar=calendar, judge=judge, policy=policy,
-                          request_id=f"bench-{ref['id']}", now=meta.now, semantic=semantic)
+                          request_id=f"bench-{ref['id']}", now=meta.now, semantic=semantic, ranker=ranker)
         ms = (time.perf_counter() - started) * 1000
         ok = outcome.status is Status.OK
         ranked_items = [outcome.item] if ok and outcome.item is not None else list(outcome.candidates)
@@ -260,7 +260,20 @@ def metrics(results: list[Result], *, wrong_over: list[Result] | None = None) ->
         "occurrence@1": round(sum(occs) / len(occs), 3) if occs else None,
         "occurrence_n": len(occs),
         "median_ms": round(statistics.median(r.ms for r in wrong_over), 3),
+        # Clarifications: how many candidates they offer; references to nothing: how many are offered nothing.
+        "offered_median": _median([len(r.top) for r in wrong_over if r.status == "needs_clarification"]),
+        "absent_nothing": _share([not r.top for r in wrong_over if r.category == retrieval.ABSENT and r.status]),
+        "absent_offered_max": max((len(r.top) for r in wrong_over if r.category == retrieval.ABSENT and r.status),
+                                  default=None),
     }
+
+
+def _median(values: list[int]) -> float | None:
+    return float(statistics.median(values)) if values else None
+
+
+def _share(flags: list[bool]) -> float | None:
+    return round(sum(flags) / len(flags), 3) if flags else None
 
 
 def summarise(runs: dict[str, list[Result]], split: str, categories: list[str]) -> dict[str, dict[str, Any]]:
@@ -282,7 +295,8 @@ def _cell(value: Any) -> str:
 
 
 def render(figures: dict[str, dict[str, Any]], categories: list[str], *, has_time: bool) -> str:
-    headers = ["category", "method", "n", "r@1", "r@5", "r@19", "MRR", "wrong", "occ@1", "median ms"]
+    headers = ["category", "method", "n", "r@1", "r@5", "r@19", "MRR", "wrong", "occ@1", "offered", "none",
+               "median ms"]
     rows = []
     for cat in [OVERALL] + [c for c in categories if c != SEPARATE] + ([SEPARATE] if SEPARATE in categories else []):
         for method, per in figures.items():
@@ -294,6 +308,9 @@ def render(figures: dict[str, dict[str, Any]], categories: list[str], *, has_tim
             rows.append([cat, method, m["n"], _cell(m["recall@1"]), _cell(m["recall@5"]), _cell(m["recall@19"]),
                          _cell(m["mrr"]), _cell(m["wrong"]),
                          (f"{_cell(occ)} ({m['occurrence_n']})" if occ is not None else "n/a") if show_occ else "",
+                         _cell(m.get("offered_median")),
+                         (f"{_cell(m['absent_nothing'])} (max {m['absent_offered_max']})"
+                          if m.get("absent_nothing") is not None else ""),
                          f"{m['median_ms']:.2f}"])
     return render_table(headers, rows)
 
@@ -356,6 +373,7 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--split", choices=("tune", "heldout", "all"), default="all",
                         help="which references to run (default all; tables per split either way)")
     parser.add_argument("--live", action="store_true", help="also resolve through a real Radicale on loopback")
+    parser.add_argument("--no-ranker", action="store_true", help="leave out the relevance model's runs")
     parser.add_argument("--json", metavar="PATH", help="write the figures as JSON to PATH")
     parser.add_argument("--category", choices=retrieval.CATEGORIES, help="run only this category")
     parser.add_argument("--show-misses", action="store_true",
@@ -400,6 +418,13 @@ def main(argv: list[str] | None = None) -> int:
     if glossary is not None:
         runs["project-no-glosses"] = run_project(refs, MemoryCalendar(items=list(items)), meta,
                                                  semantic=MultilingualUSE())
+    if not args.no_ranker:
+        from resolver.domain.relevance import RelevanceModel
+
+        model = RelevanceModel.load()
+        runs["project-ranker"] = run_project(refs, MemoryCalendar(items=list(items)), meta, semantic=encoder,
+                                             ranker=model)
+        runs["project-ranker-words"] = run_project(refs, MemoryCalendar(items=list(items)), meta, ranker=model)
     # The same pipeline with the signal off (RESOLVER["SEMANTIC"] = False): the lexical pool alone.
     runs["project-lexical"] = run_project(refs, MemoryCalendar(items=list(items)), meta)
     live_note = run_live(runs, refs, raw_items, by_kind, meta, encoder, write) if args.live else None

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from datetime import timezone, tzinfo
 from itertools import chain
 
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from rapidfuzz import fuzz, process
 
@@ -96,6 +96,8 @@ class ScoredCandidate:
     # A reference word matched this title only as its initials ("CAB" for "Customer
     # advisory board"): a sentence encoder cannot read that, so its cosine says little.
     initialism: bool = field(default=False, compare=False)
+    # The share of the title's distinct words the reference covers (the relevance model's feature).
+    coverage: float = field(default=0.0, compare=False)
 
 
 @dataclass(frozen=True)
@@ -108,6 +110,8 @@ class Pool:
     # (resolver/domain/semantic.py); its cosine similarity by item ID.
     semantic_model: str | None = None
     similarities: dict[str, float] = field(default_factory=dict, compare=False)
+    # The relevance model's probabilities, when it ordered and cut the pool (resolver/domain/relevance.py).
+    scored: Any = field(default=None, compare=False)
 
     @property
     def narrowed(self) -> bool:
@@ -502,7 +506,7 @@ def _rank(
     if not words:
         return [], 0
     index = title_index(items, language=language, memo=memo)
-    hits, scores, unmatched, by_initials = _scores(words, all_tokens, bonus_words, index)
+    hits, scores, unmatched, by_initials, coverage = _scores(words, all_tokens, bonus_words, index)
     if hits.size == 0:
         return [], 0
     if time_range is not None:
@@ -517,7 +521,7 @@ def _rank(
     # Coarse order in C: time first, then the score's near-tie bucket.
     coarse = _coarse_cut(np.lexsort((buckets, first)), first, buckets, limit)
     ranked = _fine_order(words, index, items, hits, coarse, scores, first, buckets, in_range_flags,
-                         unmatched, by_initials, limit)
+                         unmatched, by_initials, coverage, limit)
     return ranked, int(hits.size)
 
 
@@ -554,9 +558,10 @@ def _qualities(words: list[str], all_tokens: list[str], bonus_words: Sequence[st
 
 
 def _scores(words: list[str], all_tokens: list[str], bonus_words: Sequence[str],
-            index: TitleIndex) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+            index: TitleIndex) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The positions of the titles some reference word matched, their scores, the share
-    of the reference's word weight each matches in no way, and which matched by initials."""
+    of the reference's word weight each matches in no way, which matched by initials,
+    and the share of each title's words the reference covers."""
     total = len(index.items)
     qualities, covered, by_initials = _qualities(words, all_tokens, bonus_words, index)
     # BM25's IDF of each reference word over the titles it matches (strongly, if any do).
@@ -567,12 +572,13 @@ def _scores(words: list[str], all_tokens: list[str], bonus_words: Sequence[str],
     reference = weights @ qualities
     hits = np.flatnonzero(reference > 0)
     if hits.size == 0:
-        return hits, reference[:0], reference[:0], by_initials[:0]
+        return hits, reference[:0], reference[:0], by_initials[:0], reference[:0]
     distinct = index.distinct[hits]
     coverage = np.minimum(covered[hits], distinct) / np.maximum(distinct, 1.0)
     total_weight = weights.sum()
     unmatched = (weights @ (qualities[:, hits] <= 0)) / total_weight
-    return hits, reference[hits] / total_weight + TITLE_COVERAGE_WEIGHT * coverage, unmatched, by_initials[hits]
+    return (hits, reference[hits] / total_weight + TITLE_COVERAGE_WEIGHT * coverage, unmatched, by_initials[hits],
+            coverage)
 
 
 def _coarse_cut(coarse: np.ndarray, first: np.ndarray, buckets: np.ndarray, limit: int | None) -> np.ndarray:
@@ -589,7 +595,7 @@ def _coarse_cut(coarse: np.ndarray, first: np.ndarray, buckets: np.ndarray, limi
 def _fine_order(words: list[str], index: TitleIndex, items: Sequence[Item], hits: np.ndarray,
                 coarse: np.ndarray, scores: np.ndarray, first: np.ndarray, buckets: np.ndarray,
                 in_range_flags: np.ndarray, unmatched: np.ndarray, by_initials: np.ndarray,
-                limit: int | None) -> list[ScoredCandidate]:
+                coverage: np.ndarray, limit: int | None) -> list[ScoredCandidate]:
     """The first `limit` candidates (all when None) in their final order.
 
     The order's key is (time first, score bucket, rapidfuzz ratio, soonest time,
@@ -618,7 +624,7 @@ def _fine_order(words: list[str], index: TitleIndex, items: Sequence[Item], hits
     order.sort(key=lambda n: numeric[n] + (_soonest(items[positions[n]]),) + _order_key(items[positions[n]]))
     return [ScoredCandidate(item=items[positions[n]], score=round(float(scores[rows[n]]), 4),
                             in_range=bool(in_range_flags[rows[n]]), unmatched=round(float(unmatched[rows[n]]), 4),
-                            initialism=bool(by_initials[rows[n]]))
+                            initialism=bool(by_initials[rows[n]]), coverage=round(float(coverage[rows[n]]), 4))
             for n in order[:limit]]
 
 

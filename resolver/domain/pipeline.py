@@ -25,6 +25,7 @@ from resolver.domain.times import TimeRange, in_range, occurrence_for, occurrenc
 # The request and the ports live in their own modules; importable from here too.
 from resolver.domain.ports import CalendarSource, FetchResult, Judge, NoThresholds, ThresholdPolicy  # noqa: F401
 from resolver.domain.requests import ResolveRequest, parse_request  # noqa: F401
+from resolver.domain import relevance
 from resolver.domain.semantic import Encoder, widen
 from resolver.domain.timeexpr import find_time_expression
 from resolver.domain.emptyrange import nothing_found
@@ -93,6 +94,7 @@ def resolve(
     now: datetime | None = None,
     language: str = DEFAULT_LANGUAGE,
     semantic: Encoder | None = None,
+    ranker: relevance.RelevanceModel | None = None,
 ) -> Outcome:
     """Read, match exactly, then by title and time, then rank and ask the judge: the first stage that answers."""
     language = request.language or language
@@ -116,7 +118,7 @@ def resolve(
             return run.outcome(status=Status.OK, method=Method.DETERMINISTIC, item=item,
                                occurrences={item.item_id: occurrence} if occurrence else {})
     pool, candidates, occurrences = _candidates(run, expression, max_candidates=max_candidates, language=language,
-                                                semantic=semantic)
+                                                semantic=semantic, ranker=ranker)
     if not candidates:
         # A question by date alone that finds nothing says which range it searched.
         searched = expression.range if expression is not None and pool.by_date else None
@@ -176,23 +178,51 @@ def _exact(run: _Run, max_candidates: int) -> Outcome | None:
     )
 
 
-def _candidates(run: _Run, expression: Any, *, max_candidates: int, language: str,
-                semantic: Encoder | None) -> tuple[Pool, tuple[Item, ...], dict[str, Occurrence]]:
+def _candidates(run: _Run, expression: Any, *, max_candidates: int, language: str, semantic: Encoder | None,
+                ranker: relevance.RelevanceModel | None) -> tuple[Pool, tuple[Item, ...], dict[str, Occurrence]]:
     """The ranked pool for the reference (less its time expression), and each candidate's occurrence."""
     text = expression.rest if expression else run.request.text
     time_range = expression.range if expression else None
-    pool = build_pool(text, run.fetched.items, limit=max_candidates, language=language, time_range=time_range,
-                      tz=run.tz, bonus_words=expression.expression.split() if expression else (),
-                      memo=run.fetched.memo)
-    # The semantic signal adds what words miss and reorders; it never resolves (domain/semantic.py).
-    pool = widen(pool, text, run.fetched.items, encoder=semantic, memo=run.fetched.memo, limit=max_candidates,
-                 language=language)
+    pool = build_pool(text, run.fetched.items, limit=relevance.PREPOOL if ranker else max_candidates,
+                      language=language, time_range=time_range, tz=run.tz,
+                      bonus_words=expression.expression.split() if expression else (), memo=run.fetched.memo)
+    if ranker is None:
+        # The semantic signal adds what words miss and reorders; it never resolves (domain/semantic.py).
+        pool = widen(pool, text, run.fetched.items, encoder=semantic, memo=run.fetched.memo, limit=max_candidates,
+                     language=language)
+    elif pool.by_date:
+        # Asked by date alone: every item in the range is meant, nearest first; nothing to weigh.
+        pool = Pool(candidates=pool.candidates[:max_candidates], matched=pool.matched, by_date=True)
+    else:
+        gathered = relevance.gather(text, run.fetched.items, lexical=pool.candidates, matched=pool.matched,
+                                    time_range=time_range, tz=run.tz, memo=run.fetched.memo, encoder=semantic,
+                                    language=language)
+        pool = _scored_pool(ranker, gathered, semantic, max_candidates)
     run.matched()
     run.warnings += _narrowed_warning(pool)
     candidates = tuple(c.item for c in pool.candidates)
     occurrences = _occurrences(candidates, time_range, run.tz)
     run.warnings += _outside_range_warning(candidates, occurrences, time_range)
     return pool, candidates, occurrences
+
+
+def _scored_pool(ranker: relevance.RelevanceModel, gathered: relevance.Gathered, semantic: Encoder | None,
+                 limit: int) -> Pool:
+    """The model's order and cut: the candidates it finds probable enough, most probable first."""
+    scored = ranker.rank(gathered, limit=limit)
+    encoder_name = semantic.name if semantic is not None and gathered.context.with_signal else None
+    # Narrowed: more reached the floor than are listed, or words matched more than the model
+    # could weigh and the weakest it weighed still reached the floor.
+    matched = scored.above_floor
+    if gathered.matched > len(gathered.lexical) and scored.lexical_tail_kept:
+        matched += gathered.matched - len(gathered.lexical)
+    return Pool(candidates=scored.candidates, matched=max(matched, len(scored.candidates)),
+                semantic_model=encoder_name,
+                similarities={c.item.item_id: gathered.context.cosines[c.item.item_id] for c in scored.candidates
+                              if c.item.item_id in gathered.context.cosines},
+                scored=relevance.PoolScore(scorer=ranker.scorer_name(encoder_name),
+                                           fingerprint=ranker.fingerprint(encoder_name),
+                                           probabilities=scored.probabilities, none=scored.none))
 
 
 def _judged(run: _Run, pool: Pool, candidates: tuple[Item, ...], occurrences: dict[str, Occurrence], *,

@@ -1,0 +1,297 @@
+"""The relevance model: P(this candidate is the item meant) and P(none of them is).
+
+One model orders the candidates, cuts the pool and gives the probability a
+certified threshold is measured on (resolver/evaluation/, docs/retrieval.md).
+It reads signals the matcher and the encoder already compute for every
+candidate of a wide pool (the lexical best `PREPOOL` and the encoder's
+nearest `PREPOOL`): word coverage both ways weighted by IDF, the matcher's
+score, how it matched (initials), rapidfuzz's `token_set_ratio`, the
+encoder's cosine and its gap to the nearest title, both ranks, and whether the
+item falls in the reference's time range. Each candidate's utility is a
+weighted sum of those features; the option "none of them" has a utility of
+its own; a softmax over all of them, divided by a temperature fitted on a
+split the weights were not trained on, is the distribution.
+
+Trained offline (bench/relevance.py: a conditional logit in numpy, L2
+regularised), calibrated on the calibration split, and shipped as a data file
+(`resolver/data/relevance/model.json`) with its fingerprint: the file's
+SHA-256 and the encoder it was trained with. At run time this is plain numpy
+over a few dozen rows: no new dependency, well under a millisecond.
+
+A candidate below the model's floor (chosen on the calibration split) is not
+offered: a reference to nothing then answers `no_candidates`. The model never
+resolves on its own: only a threshold certified for its name and fingerprint
+and approved by staff lets its top candidate be the answer (invariant 4).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass, field
+from datetime import tzinfo
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Sequence
+
+from resolver.domain.items import Item, match_key, tokens_of
+from resolver.domain.times import TimeRange, in_range
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from resolver.domain.matching import MatchingMemo, ScoredCandidate, TitleIndex
+    from resolver.domain.title_vectors import Encoder
+
+# How many candidates each signal brings to the model before it orders and cuts them.
+PREPOOL = 30
+# The encoder's nearest titles below this cosine are not brought at all (the model's floor decides the rest).
+PREPOOL_COSINE = 0.15
+DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "data" / "relevance" / "model.json"
+# The two variants the file holds: with the encoder's features, and words alone (RESOLVER["SEMANTIC"] off,
+# or the deadline stopped encoding).
+SIGNAL, WORDS = "signal", "words"
+
+FEATURES = (
+    "lex_score",      # the matcher's score: IDF-weighted share of the reference matched + 0.3 x title coverage
+    "lex_relative",   # that score over the best lexical score in the pool
+    "unmatched",      # share of the reference's word weight no word of the title matches
+    "coverage",       # share of the title's distinct words the reference covers
+    "initialism",     # a reference word matched the title's initials
+    "lex_first",      # the lexical best
+    "lex_rank",       # log(1 + lexical rank), the lexical pool's length when absent
+    "lexical",        # words found it at all
+    "fuzzy",          # rapidfuzz token_set_ratio of the folded words / 100
+    "time_in_range",  # a time was named and the item is due or occurs in it
+    "time_outside",   # a time was named and the item is not in it
+    "cosine",         # the encoder's cosine similarity (0 without the signal)
+    "cosine_gap",     # the nearest title's cosine minus this one's
+    "cosine_rank",    # log(1 + rank among the nearest), PREPOOL + 1 when absent
+    "nearest_first",  # the encoder's nearest title
+    "cosine_x_lex",   # cosine x lex_score: both agree
+)
+_SIGNAL_ONLY = frozenset({"cosine", "cosine_gap", "cosine_rank", "nearest_first", "cosine_x_lex"})
+
+
+class ModelFileError(ValueError):
+    """The relevance model's file is missing or not a model this code can read."""
+
+
+@dataclass(frozen=True)
+class Variant:
+    weights: tuple[float, ...]
+    none: float  # the utility of "none of them"
+    temperature: float
+    floor: float  # candidates below this probability are not offered
+    features: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Scored:
+    """Candidates in the model's order with their probabilities, and P(none of them)."""
+
+    candidates: tuple[Any, ...]  # ScoredCandidate, best first, only those at or above the floor
+    probabilities: tuple[float, ...]
+    none: float
+    considered: int  # how many the model scored
+    above_floor: int  # how many reached the floor (before the limit)
+    lexical_tail_kept: bool = False  # the weakest lexical candidate weighed reached the floor
+
+
+@dataclass(frozen=True)
+class PoolScore:
+    """What the model said of a pool: the scorer's name and fingerprint, the listed candidates'
+    probabilities (the pool's order) and P(none of them)."""
+
+    scorer: str
+    fingerprint: str
+    probabilities: tuple[float, ...]
+    none: float
+
+
+@dataclass(frozen=True)
+class RelevanceModel:
+    """The shipped model: its name, its fingerprint and its two variants. Immutable, shared by threads."""
+
+    name: str
+    digest: str  # SHA-256 of the model file's bytes
+    variants: dict[str, Variant] = field(compare=False)
+    trained: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.digest))
+
+    @classmethod
+    def load(cls, path: Path | str = DEFAULT_MODEL) -> RelevanceModel:
+        try:
+            raw_bytes = Path(path).read_bytes()
+            raw = json.loads(raw_bytes)
+            variants = {
+                key: Variant(weights=tuple(float(w) for w in spec["weights"]), none=float(spec["none"]),
+                             temperature=float(spec["temperature"]), floor=float(spec["floor"]),
+                             features=tuple(spec["features"]))
+                for key, spec in raw["variants"].items()
+            }
+        except (OSError, ValueError, KeyError, TypeError) as err:
+            raise ModelFileError(f"cannot read the relevance model {path}: {err}") from err
+        for key, variant in variants.items():
+            unknown = set(variant.features) - set(FEATURES)
+            if unknown or len(variant.weights) != len(variant.features) or variant.temperature <= 0:
+                raise ModelFileError(f"relevance model {path}, variant {key!r}: features or weights do not fit")
+        if WORDS not in variants:
+            raise ModelFileError(f"relevance model {path} has no {WORDS!r} variant")
+        return cls(name=str(raw["name"]), digest=hashlib.sha256(raw_bytes).hexdigest(), variants=variants,
+                   trained=dict(raw.get("trained", {})))
+
+    def scorer_name(self, encoder_name: str | None) -> str:
+        """The name thresholds and provenance know this scorer by: the model and the encoder it reads."""
+        return f"{self.name} ({encoder_name})" if encoder_name else f"{self.name} (words alone)"
+
+    def fingerprint(self, encoder_name: str | None) -> str:
+        """Changes with the model file and with the encoder whose cosines it reads."""
+        return hashlib.sha256(f"{self.digest}\n{encoder_name or ''}".encode()).hexdigest()
+
+    def variant(self, with_signal: bool) -> Variant:
+        return self.variants[SIGNAL] if with_signal and SIGNAL in self.variants else self.variants[WORDS]
+
+    def rank(self, gathered: Gathered, *, limit: int) -> Scored:
+        """The candidates at or above the floor, most probable first (ties: the matcher's order), at most `limit`."""
+        variant = self.variant(gathered.context.with_signal)
+        candidates, matrix = feature_matrix(gathered.lexical, gathered.extra, gathered.context, variant.features)
+        if not candidates:
+            return Scored(candidates=(), probabilities=(), none=1.0, considered=0, above_floor=0)
+        probs, none = self.probabilities(matrix, variant)
+        order = sorted(range(len(candidates)), key=lambda k: (-float(probs[k]), k))
+        kept = [k for k in order if probs[k] >= variant.floor]
+        listed = kept[:limit]
+        lexical_n = len(gathered.lexical)
+        return Scored(candidates=tuple(candidates[k] for k in listed),
+                      probabilities=tuple(round(float(probs[k]), 6) for k in listed),
+                      none=round(none, 6), considered=len(candidates), above_floor=len(kept),
+                      lexical_tail_kept=bool(lexical_n and probs[lexical_n - 1] >= variant.floor))
+
+    def probabilities(self, matrix: np.ndarray, variant: Variant) -> tuple[np.ndarray, float]:
+        """Each row's probability and P(none): a softmax over the utilities and the none option."""
+        import numpy
+
+        weights = numpy.asarray(variant.weights, dtype=numpy.float64)
+        utilities = numpy.append(matrix @ weights, variant.none) / variant.temperature
+        utilities -= utilities.max()
+        exp = numpy.exp(utilities)
+        probs = exp / exp.sum()
+        return probs[:-1], float(probs[-1])
+
+
+@dataclass
+class Context:
+    """What the features of one request need besides the candidates."""
+
+    text: str
+    time_range: TimeRange | None
+    tz: tzinfo
+    # The encoder's cosine by item ID, for every candidate (empty without the signal).
+    cosines: dict[str, float] = field(default_factory=dict)
+    nearest: tuple[str, ...] = ()  # item IDs, nearest first
+    with_signal: bool = False
+
+
+def feature_matrix(lexical: Sequence[ScoredCandidate], extra: Sequence[Item], context: Context,
+                   features: Sequence[str] = FEATURES) -> tuple[list[Any], np.ndarray]:
+    """The candidates (lexical ones, then those only the encoder brought) and their feature rows."""
+    import numpy
+    from rapidfuzz import fuzz, process
+
+    from resolver.domain.matching import ScoredCandidate
+
+    candidates: list[ScoredCandidate] = list(lexical) + [ScoredCandidate(item=item, score=0.0) for item in extra]
+    n = len(candidates)
+    columns: dict[str, np.ndarray] = {}
+    lex_n = len(lexical)
+    best = max((c.score for c in lexical), default=0.0)
+    scores = numpy.array([c.score for c in candidates], dtype=numpy.float64)
+    columns["lex_score"] = scores
+    columns["lex_relative"] = scores / best if best > 0 else numpy.zeros(n)
+    columns["unmatched"] = numpy.array([c.unmatched if k < lex_n else 1.0 for k, c in enumerate(candidates)])
+    columns["coverage"] = numpy.array([c.coverage for c in candidates], dtype=numpy.float64)
+    columns["initialism"] = numpy.array([float(c.initialism) for c in candidates])
+    columns["lex_first"] = numpy.array([1.0 if k == 0 and lex_n else 0.0 for k in range(n)])
+    columns["lex_rank"] = numpy.log1p(numpy.array([k if k < lex_n else PREPOOL for k in range(n)], dtype=float))
+    columns["lexical"] = numpy.array([1.0 if k < lex_n else 0.0 for k in range(n)])
+    query = " ".join(tokens_of(match_key(context.text)))
+    titles = [" ".join(tokens_of(match_key(c.item.title))) for c in candidates]
+    columns["fuzzy"] = (process.cdist([query], titles, scorer=fuzz.token_set_ratio, dtype=numpy.float32)[0]
+                        .astype(numpy.float64) / 100.0) if n else numpy.zeros(0)
+    if context.time_range is not None:
+        inside = numpy.array([float(c.in_range if k < lex_n else in_range(c.item, context.time_range, context.tz))
+                              for k, c in enumerate(candidates)])
+        columns["time_in_range"], columns["time_outside"] = inside, 1.0 - inside
+    else:
+        columns["time_in_range"] = columns["time_outside"] = numpy.zeros(n)
+    cos = numpy.array([context.cosines.get(c.item.item_id, 0.0) for c in candidates], dtype=numpy.float64)
+    rank = {item_id: k for k, item_id in enumerate(context.nearest)}
+    columns["cosine"] = cos
+    columns["cosine_gap"] = (max(context.cosines.values(), default=0.0) - cos) if context.with_signal \
+        else numpy.zeros(n)
+    columns["cosine_rank"] = numpy.log1p(numpy.array([rank.get(c.item.item_id, PREPOOL + 1) for c in candidates],
+                                                     dtype=float)) if context.with_signal else numpy.zeros(n)
+    columns["nearest_first"] = numpy.array([1.0 if context.nearest and c.item.item_id == context.nearest[0]
+                                            else 0.0 for c in candidates])
+    columns["cosine_x_lex"] = cos * scores
+    matrix = numpy.column_stack([columns[name] for name in features]) if n else numpy.zeros((0, len(features)))
+    return candidates, matrix
+
+
+def signal_cosines(text: str, index: TitleIndex, memo: MatchingMemo, encoder: Encoder,
+                   lexical: Sequence[ScoredCandidate]) -> tuple[tuple[Item, ...], dict[str, float], tuple[str, ...]] | None:
+    """The encoder's nearest titles (items only it brings), every candidate's cosine, and the nearest IDs in order.
+
+    None when the deadline stopped encoding: the model then reads words alone.
+    """
+    from resolver.domain.semantic import nearest
+
+    found = nearest(text, index, memo, encoder, limit=PREPOOL, floor=PREPOOL_COSINE)
+    if found is None or found.reference is None:
+        return None
+    items = index.items
+    cosines = {items[p].item_id: s for p, s in zip(found.positions, found.similarities)}
+    nearest_ids = tuple(items[p].item_id for p in found.positions)
+    for candidate in lexical:
+        item_id = candidate.item.item_id
+        if item_id not in cosines:
+            row = memo.vectors.row(candidate.item.title, encoder.name)
+            cosines[item_id] = 0.0 if row is None else round(float(row @ found.reference), 4)
+    lexical_ids = {c.item.item_id for c in lexical}
+    extra = tuple(items[p] for p in found.positions if items[p].item_id not in lexical_ids)
+    return extra, cosines, nearest_ids
+
+
+def nats(p: float) -> float:
+    """-log p, bounded: what the training script reports as loss."""
+    return -math.log(max(p, 1e-12))
+
+
+@dataclass(frozen=True)
+class Gathered:
+    """The wide pool of one reference, ready for the model: what the pipeline and the training script share."""
+
+    lexical: tuple[Any, ...]  # ScoredCandidate, the matcher's order, at most PREPOOL
+    extra: tuple[Item, ...]  # the encoder's nearest titles words did not find
+    context: Context
+    matched: int  # how many items words matched (before the PREPOOL cut)
+
+
+def gather(text: str, items: Sequence[Item], *, lexical: Sequence[ScoredCandidate], matched: int,
+           time_range: TimeRange | None, tz: tzinfo, memo: MatchingMemo | None, encoder: Encoder | None,
+           language: str) -> Gathered:
+    """The lexical pool (already ranked by the matcher) joined by the encoder's nearest titles and their cosines."""
+    from resolver.domain.matching import title_index
+
+    context = Context(text=text, time_range=time_range, tz=tz)
+    extra: tuple[Item, ...] = ()
+    # A reader that keeps no memo would have every title encoded on every request:
+    # the signal needs the reader's (a shared one would hold other people's titles).
+    if encoder is not None and memo is not None and items and text.strip():
+        found = signal_cosines(text, title_index(items, language=language, memo=memo), memo, encoder, lexical)
+        if found is not None:
+            extra, context.cosines, context.nearest = found
+            context.with_signal = True
+    return Gathered(lexical=tuple(lexical), extra=extra, context=context, matched=matched)
