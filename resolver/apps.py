@@ -16,6 +16,8 @@ class ResolverConfig(AppConfig):
         # The semantic signal's encoders, one per dotted path (services.semantic_encoder):
         # each loads its weights once, on its first encode.
         self.encoders: dict[str, object] = {}
+        # The relevance models, one per file (services.relevance_model): read once, immutable.
+        self.relevance_models: dict[str, object] = {}
 
         # The per-user accounts' namespaced items (resolver/accounts.py): the process's
         # state, owned here rather than by a module global; tests swap it (use_namespaces).

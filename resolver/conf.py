@@ -56,6 +56,9 @@ DEFAULTS: dict[str, Any] = {
     # mostly in those languages is also read as its English gloss. Absent
     # files, or "", read titles as they are.
     "GLOSSARY_DIR": "/usr/share/dictd",
+    # The relevance model's file (resolver/domain/relevance.py): "" for the one the package ships,
+    # None to order candidates by the fusion rule of words and the semantic signal instead.
+    "RELEVANCE_MODEL": "",
     # Incremental reads: "auto" (WebDAV sync where offered) or "off" (etag-only listing).
     "CALDAV_SYNC": "auto",
     # Resources the process-wide parse memo holds; 0 turns it off (every read is full).

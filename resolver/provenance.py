@@ -18,7 +18,15 @@ from typing import Any
 from django.core.cache import cache
 
 from resolver.conf import resolver_settings
-from resolver.domain.judgment import QUESTION_ID, Judgment, JudgmentUnavailable, Question, effective_fingerprint
+from resolver.domain.judgment import (
+    QUESTION_ID,
+    Judgment,
+    JudgmentUnavailable,
+    Question,
+    ThresholdRule,
+    effective_fingerprint,
+    ranked_options,
+)
 
 logger = logging.getLogger("resolver.provenance")
 
@@ -39,13 +47,27 @@ PROVENANCE_FIELDS = (
     "backend",
     "probability_source",
     "attempt_validity",
+    "probability",
+    "runner_up_probability",
+    "threshold",
+    "threshold_id",
 )
 
 
-def provenance_dict(question: Question, judgment: Judgment | JudgmentUnavailable) -> dict[str, Any] | None:
-    """The envelope's `judgment_provenance`, or None when there was no judgment."""
+def provenance_dict(question: Question, judgment: Judgment | JudgmentUnavailable,
+                    rule: ThresholdRule | None = None) -> dict[str, Any] | None:
+    """The envelope's `judgment_provenance`, or None when there was no judgment.
+
+    A resolution on confidence (`rule`, the approved threshold that allowed it) also names
+    the probability, the runner-up's and the threshold with its ID: what a reviewer checks.
+    """
     if not isinstance(judgment, Judgment):
         return None
+    authorised = {}
+    if rule is not None:
+        ranked = ranked_options(judgment.choice, judgment.probabilities)
+        authorised = {"probability": ranked[0][1], "runner_up_probability": ranked[1][1] if len(ranked) > 1 else 0.0,
+                      "threshold": rule.threshold, "threshold_id": rule.approved_id}
     return {
         "question": QUESTION_ID,
         "fingerprint": effective_fingerprint(question, judgment),
@@ -62,6 +84,7 @@ def provenance_dict(question: Question, judgment: Judgment | JudgmentUnavailable
         "probability_source": judgment.probability_source.value,
         # Each answer received, in order: "valid" or the defect's reason.
         "attempt_validity": list(judgment.attempt_validity),
+        **authorised,
     }
 
 

@@ -159,7 +159,22 @@ def _resolved(request: ResolveRequest, *, request_id: str | None, calendar: Cale
         max_candidates=request_limits().max_candidates,
         language=str(resolver_settings.LANGUAGE),
         semantic=semantic_encoder(),
+        ranker=relevance_model(),
     )
+
+
+def relevance_model() -> Any:
+    """The relevance model (shared by the process, read once), or None when RESOLVER["RELEVANCE_MODEL"] is None."""
+    configured = resolver_settings.RELEVANCE_MODEL
+    if configured is None:
+        return None
+    from resolver.domain.relevance import DEFAULT_MODEL, RelevanceModel
+
+    path = str(configured or DEFAULT_MODEL)
+    models = apps.get_app_config("resolver").relevance_models
+    if path not in models:
+        models[path] = RelevanceModel.load(path)
+    return models[path]
 
 
 def semantic_encoder() -> Any:
@@ -183,7 +198,7 @@ def provenance_of(outcome: Outcome) -> dict[str, Any] | None:
         return None
     from resolver.provenance import provenance_dict
 
-    return provenance_dict(outcome.question, outcome.judgment)
+    return provenance_dict(outcome.question, outcome.judgment, rule=outcome.rule)
 
 
 def _record_provenance(outcome: Outcome) -> None:

@@ -6,17 +6,20 @@ when and refuses a row evaluated for another question wording.
 """
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Iterable
 
-from django.db import transaction
+from django.db import DatabaseError, transaction
 from django.utils import timezone as django_timezone
 
 from resolver.conf import resolver_settings
 from resolver.domain.chat import fingerprint_for
 from resolver.domain.judgment import QUESTION_ID, ThresholdRule
 from resolver.models import ApprovedThreshold
+
+logger = logging.getLogger("resolver.thresholds")
 
 # Changing any of these on an active row voids its approval.
 APPROVED_FIELDS = ("question", "model", "fingerprint", "threshold")
@@ -80,7 +83,20 @@ class DatabaseThresholdPolicy:
         A threshold measured on one model or one wording says nothing about
         another, so all three must match exactly; the newest approval wins.
         """
-        row = (
+        try:
+            row = self._active_row(question=question, model=model, fingerprint=fingerprint)
+        except DatabaseError as err:
+            # No rule is no resolution on confidence: the person is asked, never guessed for.
+            logger.warning("thresholds not read error=%s", type(err).__name__)
+            return None
+        if row is None or not 0.0 <= row.threshold <= 1.0:
+            return None
+        return ThresholdRule(threshold=row.threshold, margin=float(resolver_settings.THRESHOLD_MARGIN),
+                             approved_id=row.pk)
+
+    @staticmethod
+    def _active_row(*, question: str, model: str, fingerprint: str) -> ApprovedThreshold | None:
+        return (
             ApprovedThreshold.objects.filter(
                 active=True,
                 approved_at__isnull=False,
@@ -89,9 +105,6 @@ class DatabaseThresholdPolicy:
                 fingerprint=fingerprint,
             )
             .order_by("-approved_at", "-pk")
-            .only("threshold")
+            .only("pk", "threshold")
             .first()
         )
-        if row is None or not 0.0 <= row.threshold <= 1.0:
-            return None
-        return ThresholdRule(threshold=row.threshold, margin=float(resolver_settings.THRESHOLD_MARGIN))

@@ -235,31 +235,35 @@ def test_layers__no_app_module_imports_the_demo_project():
 # --- the judge's advice without probabilities -------------------------------------------
 
 class AdviceJudge:
-    """A chat model that names an option and gives no log-probabilities."""
+    """A chat model that names an option (the candidate with this title) and gives no log-probabilities."""
 
-    def __init__(self, choice: str) -> None:
-        self.choice = choice
+    def __init__(self, title: str) -> None:
+        self.title = title
 
     def judge(self, question, *, request_id):
         from resolver.domain import judgment as jdg
 
+        self.choice = next(str(c["candidate_number"]) for c in question.state["candidates"]
+                           if c["title"] == self.title)
         return jdg.Judgment(model="local-model", choice=self.choice, jev_request_id=None, latency_ms=5, attempts=1,
                             probabilities=jdg.advice_probabilities(self.choice, question), backend="openai",
                             probability_source=jdg.ProbabilitySource.NONE, attempt_validity=("valid",))
 
 
 class ApproveEverything:
+    """Approves any threshold for the judge's model (not the built-in ranker's: it would answer first)."""
+
     def find(self, *, question, model, fingerprint):
         from resolver.domain.judgment import ThresholdRule
 
-        return ThresholdRule(threshold=0.0, margin=0.0)
+        return ThresholdRule(threshold=0.0, margin=0.0) if model == "local-model" else None
 
 
 def test_advice__suggested_first_with_null_probability_never_ok(memory):
     """Candidate 2 named without probabilities: suggested, ordered first, and still a clarification."""
     memory.items = [TASK, make_item(collection_path="/demo/work/", uid="t2", title="Review portfolio slides",
                                     etag='"e2"', kind=Kind.TASK, href="/demo/work/t2.ics")]
-    answer = services.answer({"text": "portfolio", "kind": "task"}, caller=ALICE, judge=AdviceJudge("2"),
+    answer = services.answer({"text": "portfolio", "kind": "task"}, caller=ALICE, judge=AdviceJudge("Review portfolio slides"),
                              policy=ApproveEverything())
     assert answer.status is Status.NEEDS_CLARIFICATION and answer.outcome.reason == "ambiguous"
     first, second = answer.envelope["data"]["candidates"]

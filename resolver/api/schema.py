@@ -151,11 +151,24 @@ class JudgmentProvenanceSerializer(serializers.Serializer):
     candidate_count = serializers.IntegerField(min_value=1)
     latency_ms = serializers.IntegerField(min_value=0)
     attempts = serializers.IntegerField(min_value=1)
-    backend = serializers.CharField(help_text="The judge backend: jev or openai.")
+    backend = serializers.CharField(help_text="The judge backend: jev or openai, or ranker (the built-in "
+                                              "relevance model, under a certified threshold).")
     probability_source = serializers.ChoiceField(
-        choices=["service", "logprobs", "none"],
-        help_text="service: Jev's distribution; logprobs: from token log-probabilities; none: advice only.",
+        choices=["service", "logprobs", "none", "model"],
+        help_text="service: Jev's distribution; logprobs: from token log-probabilities; none: advice only; "
+                  "model: the built-in relevance model's calibrated distribution.",
     )
+    probability = serializers.FloatField(
+        required=False, min_value=0.0, max_value=1.0,
+        help_text="Resolved on confidence: the chosen candidate's probability.")
+    runner_up_probability = serializers.FloatField(
+        required=False, min_value=0.0, max_value=1.0,
+        help_text="Resolved on confidence: the next option's probability (no_match included).")
+    threshold = serializers.FloatField(
+        required=False, min_value=0.0, max_value=1.0,
+        help_text="Resolved on confidence: the approved threshold (a certificate for the ranker) that allowed it.")
+    threshold_id = serializers.IntegerField(
+        required=False, allow_null=True, help_text="That approved threshold's ID (manage.py thresholds list).")
     attempt_validity = serializers.ListField(
         child=serializers.CharField(), help_text="Each model answer in order: valid, or the defect's reason."
     )

@@ -202,10 +202,15 @@ def effective_fingerprint(question: Question, judgment: Judgment) -> str:
     semantic model when it chose the candidates: a threshold measured on lexical pools does not
     vouch for pools a sentence encoder widened."""
     base = judgment.fingerprint or question.fingerprint
-    if question.retrieval is None:
+    # The built-in ranker's fingerprint already covers what it retrieved: it is the retrieval.
+    if question.retrieval is None or judgment.backend == RANKER_BACKEND:
         return base
     material = json.dumps({"judge": base, "retrieval": question.retrieval}, sort_keys=True)
     return hashlib.sha256(material.encode("utf-8")).hexdigest()
+
+
+# The backend name of the built-in relevance model when it stands as a judge (resolver/domain/relevance.py).
+RANKER_BACKEND = "ranker"
 
 
 class ProbabilitySource(str, Enum):
@@ -217,6 +222,8 @@ class ProbabilitySource(str, Enum):
     LOGPROBS = "logprobs"
     # None at all: the model only named an option. Advice, never authority.
     NONE = "none"
+    # The built-in relevance model's calibrated distribution (resolver/domain/relevance.py).
+    MODEL = "model"
 
 
 @dataclass(frozen=True)
@@ -325,6 +332,8 @@ def validate_answer(body: object, question: Question) -> tuple[str, dict[str, fl
 class ThresholdRule:
     threshold: float
     margin: float
+    # The approved row it came from (provenance names the certificate); None for a rule built in code.
+    approved_id: int | None = None
 
 
 @dataclass(frozen=True)

@@ -80,6 +80,8 @@ class Outcome:
     reason: Reason | None = None
     # When the calendar was read for this request (aware, UTC).
     read_at: datetime | None = None
+    # The approved threshold that authorised a resolution on confidence (provenance names it).
+    rule: jdg.ThresholdRule | None = None
 
 
 @deadline.bounded  # the request's deadline, opened by the services (resolver/domain/deadline.py)
@@ -227,13 +229,21 @@ def _scored_pool(ranker: relevance.RelevanceModel, gathered: relevance.Gathered,
 
 def _judged(run: _Run, pool: Pool, candidates: tuple[Item, ...], occurrences: dict[str, Occurrence], *,
             judge: Judge, policy: ThresholdPolicy) -> Outcome:
-    """The judge's answer, and what an approved threshold for it allows: the item, or a clarification."""
+    """The judge's answer, and what an approved threshold for it allows: the item, or a clarification.
+
+    The relevance model, when it ordered the pool, is asked first: only a threshold certified
+    and approved for its name and fingerprint lets its top candidate be the answer.
+    """
     question = jdg.build_question(
         reference=run.request.text, kind=run.request.kind,
         candidates=[_facts(item, occurrences.get(item.item_id)) for item in candidates],
-        today=run.now.astimezone(run.tz).date(), retrieval=pool.semantic_model,
+        today=run.now.astimezone(run.tz).date(), retrieval=_retrieval(pool),
     )
     numbering = {number: item.item_id for number, item in enumerate(candidates, start=1)}
+    if pool.scored is not None:
+        resolved = _ranker_resolved(run, pool, candidates, occurrences, question, numbering, policy)
+        if resolved is not None:
+            return resolved
     judging_started = time.perf_counter()
     # Past the resolution's deadline the judge is not asked: a clarification, in search order.
     judgment = (jdg.JudgmentUnavailable(reason=JudgmentFailure.TIMEOUT.value, detail="resolution budget spent")
@@ -257,8 +267,42 @@ def _judged(run: _Run, pool: Pool, candidates: tuple[Item, ...], occurrences: di
                   probabilities=probabilities, occurrences=occurrences)
     if decision.resolved_number is not None:
         return run.outcome(status=Status.OK, method=Method.SEMANTIC,
-                           item=candidates[decision.resolved_number - 1], **shared)
+                           item=candidates[decision.resolved_number - 1], rule=rule, **shared)
     return _undecided(run, pool, candidates, judgment, decision, shared)
+
+
+def _retrieval(pool: Pool) -> str | None:
+    """What chose and ordered the candidates, for the judge's fingerprint: the relevance model
+    (name and fingerprint), else the semantic signal's model when it changed the pool."""
+    if pool.scored is not None:
+        return f"{pool.scored.scorer} {pool.scored.fingerprint[:16]}"
+    return pool.semantic_model
+
+
+def ranker_judgment(scored: Any) -> jdg.Judgment:
+    """The relevance model's distribution as a judgment over the listed candidates: option n is the
+    n-th candidate, `no_match` is everything else (none of them, or one the floor left out)."""
+    probabilities = {str(n): p for n, p in enumerate(scored.probabilities, start=1)}
+    probabilities[jdg.NO_MATCH] = round(max(0.0, 1.0 - sum(scored.probabilities)), 6)
+    choice = max(probabilities, key=lambda key: (probabilities[key], key != jdg.NO_MATCH))
+    return jdg.Judgment(model=scored.scorer, choice=choice, probabilities=probabilities, jev_request_id=None,
+                        latency_ms=0, attempts=1, backend=jdg.RANKER_BACKEND,
+                        probability_source=jdg.ProbabilitySource.MODEL, fingerprint=scored.fingerprint)
+
+
+def _ranker_resolved(run: _Run, pool: Pool, candidates: tuple[Item, ...], occurrences: dict[str, Occurrence],
+                     question: jdg.Question, numbering: dict[int, str],
+                     policy: ThresholdPolicy) -> Outcome | None:
+    """The model's top candidate when a certified, approved threshold for this model authorises it; else None."""
+    judgment = ranker_judgment(pool.scored)
+    rule = policy.find(question=jdg.QUESTION_ID, model=judgment.model, fingerprint=judgment.fingerprint)
+    decision = jdg.decide(judgment, rule)
+    if decision.resolved_number is None:
+        return None
+    probabilities = {numbering[n]: p for n, p in judgment.number_probabilities().items()}
+    return run.outcome(status=Status.OK, method=Method.SEMANTIC, item=candidates[decision.resolved_number - 1],
+                       question=question, judgment=judgment, decision=decision, numbering=numbering,
+                       probabilities=probabilities, occurrences=occurrences, rule=rule)
 
 
 def _undecided(run: _Run, pool: Pool, candidates: tuple[Item, ...], judgment: jdg.Judgment,
