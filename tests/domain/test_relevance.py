@@ -1,0 +1,147 @@
+"""The relevance model (resolver/domain/relevance.py): its file, its arithmetic, its floor and its fingerprint."""
+from __future__ import annotations
+
+import json
+import math
+from datetime import timezone
+from pathlib import Path
+
+import pytest
+
+from resolver.domain import relevance
+from resolver.domain.items import Kind, make_item
+from resolver.domain.matching import ScoredCandidate
+from resolver.domain.relevance import Context, Gathered, ModelFileError, RelevanceModel
+
+WORDS_FEATURES = ["lex_score", "lexical"]
+
+
+def item(uid: str, title: str):
+    return make_item(collection_path="/u/work/", uid=uid, title=title, etag='"1"', kind=Kind.TASK,
+                     href=f"/u/work/{uid}.ics")
+
+
+def write_model(path: Path, *, weights=(2.0, 1.0), none=0.5, temperature=1.0, floor=0.0, name="fixture-1",
+                signal: dict | None = None) -> Path:
+    variants = {"words": {"features": WORDS_FEATURES, "weights": list(weights), "none": none,
+                          "temperature": temperature, "floor": floor}}
+    if signal is not None:
+        variants["signal"] = signal
+    path.write_text(json.dumps({"name": name, "variants": variants}), encoding="utf-8")
+    return path
+
+
+def gathered(*scores: float, extra=()) -> Gathered:
+    lexical = tuple(ScoredCandidate(item=item(f"t{n}", f"Title {n}"), score=s) for n, s in enumerate(scores))
+    return Gathered(lexical=lexical, extra=tuple(extra), context=Context(text="title", time_range=None,
+                                                                         tz=timezone.utc), matched=len(scores))
+
+
+def softmax(utilities: list[float], temperature: float = 1.0) -> list[float]:
+    exp = [math.exp(u / temperature) for u in utilities]
+    return [e / sum(exp) for e in exp]
+
+
+def test_relevance__known_features_give_known_probabilities(tmp_path):
+    """u = 2 x score + 1 x lexical; none = 0.5; a softmax over the two candidates and none."""
+    model = RelevanceModel.load(write_model(tmp_path / "m.json"))
+    scored = model.rank(gathered(1.0, 0.5), limit=19)
+    expected = softmax([2.0 * 1.0 + 1.0, 2.0 * 0.5 + 1.0, 0.5])
+    assert [c.item.uid for c in scored.candidates] == ["t0", "t1"]
+    assert scored.probabilities == pytest.approx(expected[:2], abs=1e-6)
+    assert scored.none == pytest.approx(expected[2], abs=1e-6)
+    assert sum(scored.probabilities) + scored.none == pytest.approx(1.0, abs=1e-5)
+
+
+def test_relevance__the_temperature_divides_every_utility(tmp_path):
+    model = RelevanceModel.load(write_model(tmp_path / "m.json", temperature=2.0))
+    scored = model.rank(gathered(1.0, 0.5), limit=19)
+    assert scored.probabilities == pytest.approx(softmax([3.0, 2.0, 0.5], 2.0)[:2], abs=1e-6)
+
+
+def test_relevance__the_model_orders_not_the_matcher(tmp_path):
+    """A negative weight on the score puts the matcher's second first."""
+    model = RelevanceModel.load(write_model(tmp_path / "m.json", weights=(-2.0, 0.0)))
+    scored = model.rank(gathered(1.0, 0.5), limit=19)
+    assert [c.item.uid for c in scored.candidates] == ["t1", "t0"]
+
+
+def test_relevance__below_the_floor_is_not_offered(tmp_path):
+    """Probabilities 0.69, 0.25 and none 0.06 (a softmax of 3, 2 and 0.5): a floor of 0.3 keeps one."""
+    model = RelevanceModel.load(write_model(tmp_path / "m.json", floor=0.3))
+    scored = model.rank(gathered(1.0, 0.5), limit=19)
+    assert [c.item.uid for c in scored.candidates] == ["t0"]
+    assert scored.above_floor == 1 and scored.considered == 2
+
+
+def test_relevance__nothing_reaches_the_floor_offers_nothing(tmp_path):
+    """A strong none option: every candidate below the floor, none listed."""
+    model = RelevanceModel.load(write_model(tmp_path / "m.json", none=6.0, floor=0.1))
+    scored = model.rank(gathered(1.0, 0.5), limit=19)
+    assert scored.candidates == () and scored.none > 0.9
+
+
+def test_relevance__the_limit_cuts_after_the_floor(tmp_path):
+    model = RelevanceModel.load(write_model(tmp_path / "m.json", none=-10.0))
+    scored = model.rank(gathered(1.0, 0.9, 0.8, 0.7), limit=2)
+    assert len(scored.candidates) == 2 and scored.above_floor == 4
+
+
+def test_relevance__equal_candidates_keep_the_matchers_order(tmp_path):
+    model = RelevanceModel.load(write_model(tmp_path / "m.json"))
+    scored = model.rank(gathered(0.7, 0.7), limit=19)
+    assert [c.item.uid for c in scored.candidates] == ["t0", "t1"]
+    assert scored.probabilities[0] == scored.probabilities[1]
+
+
+def test_relevance__words_variant_without_the_signal(tmp_path):
+    """Without cosines (signal off or the deadline) the words variant reads; with them the signal one."""
+    signal = {"features": ["cosine"], "weights": [10.0], "none": 0.0, "temperature": 1.0, "floor": 0.0}
+    model = RelevanceModel.load(write_model(tmp_path / "m.json", signal=signal))
+    pool = gathered(1.0, 0.5)
+    assert model.variant(pool.context.with_signal).features == tuple(WORDS_FEATURES)
+    pool.context.with_signal = True
+    pool.context.cosines = {pool.lexical[1].item.item_id: 0.9, pool.lexical[0].item.item_id: 0.1}
+    scored = model.rank(pool, limit=19)
+    assert [c.item.uid for c in scored.candidates] == ["t1", "t0"]
+
+
+def test_relevance__items_only_the_encoder_found_join_the_pool(tmp_path):
+    model = RelevanceModel.load(write_model(tmp_path / "m.json", none=-5.0))
+    scored = model.rank(gathered(1.0, extra=(item("s1", "Nearest title"),)), limit=19)
+    assert {c.item.uid for c in scored.candidates} == {"t0", "s1"}
+    assert scored.candidates[0].item.uid == "t0"  # words found it; the other has no word matched
+
+
+def test_relevance__fingerprint_changes_with_the_model_and_the_encoder(tmp_path):
+    first = RelevanceModel.load(write_model(tmp_path / "a.json"))
+    same = RelevanceModel.load(write_model(tmp_path / "b.json"))
+    other = RelevanceModel.load(write_model(tmp_path / "c.json", weights=(2.0, 1.5)))
+    assert first.fingerprint(None) == same.fingerprint(None)
+    assert first.fingerprint(None) != other.fingerprint(None)
+    assert first.fingerprint("encoder-a") != first.fingerprint("encoder-b") != first.fingerprint(None)
+    assert first.scorer_name("encoder-a") != first.scorer_name(None)
+
+
+@pytest.mark.parametrize("broken", [
+    "not json",
+    json.dumps({"name": "x", "variants": {}}),  # no words variant
+    json.dumps({"name": "x", "variants": {"words": {"features": ["lex_score"], "weights": [1, 2], "none": 0,
+                                                    "temperature": 1, "floor": 0}}}),  # weights do not fit
+    json.dumps({"name": "x", "variants": {"words": {"features": ["shoe_size"], "weights": [1], "none": 0,
+                                                    "temperature": 1, "floor": 0}}}),  # unknown feature
+    json.dumps({"name": "x", "variants": {"words": {"features": ["lex_score"], "weights": [1], "none": 0,
+                                                    "temperature": 0, "floor": 0}}}),  # no temperature
+])
+def test_relevance__a_broken_file_is_a_clear_error(tmp_path, broken):
+    path = tmp_path / "m.json"
+    path.write_text(broken, encoding="utf-8")
+    with pytest.raises(ModelFileError):
+        RelevanceModel.load(path)
+
+
+def test_relevance__the_shipped_model_loads_and_names_its_features():
+    model = RelevanceModel.load()
+    assert set(model.variants) == {relevance.SIGNAL, relevance.WORDS}
+    assert all(set(v.features) <= set(relevance.FEATURES) for v in model.variants.values())
+    assert 0.0 < model.variant(True).floor < 1.0

@@ -1,0 +1,134 @@
+"""The pipeline with the relevance model: its order and floor, and a resolution only under an approved threshold."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from resolver.calendars.memory import MemoryCalendar
+from resolver.domain import judgment as jdg
+from resolver.domain.codes import Reason
+from resolver.domain.items import Item, Kind, Method, make_item
+from resolver.domain.pipeline import NoThresholds, Status, resolve
+from resolver.domain.relevance import RelevanceModel
+from resolver.domain.requests import parse_request
+from resolver.judges.disabled import DisabledJudge
+from resolver.provenance import provenance_dict
+
+
+def task(uid: str, title: str) -> Item:
+    return make_item(collection_path="/u/work/", uid=uid, title=title, etag=f'"{uid}"', kind=Kind.TASK,
+                     href=f"/u/work/{uid}.ics")
+
+
+ITEMS = [task("dentist", "Dentist appointment"), task("plumber", "Call the plumber"),
+         task("outline", "Draft portfolio outline"), task("slides", "Review portfolio slides"),
+         task("dup1", "Water the plants"), task("dup2", "Water the plants")]
+
+
+@pytest.fixture
+def model(tmp_path: Path) -> RelevanceModel:
+    """Words alone: a candidate's utility is 6 x the matcher's score; none is 3; below 0.3 is not offered."""
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps({"name": "fixture-ranker", "variants": {"words": {
+        "features": ["lex_score"], "weights": [6.0], "none": 3.0, "temperature": 1.0, "floor": 0.3}}}))
+    return RelevanceModel.load(path)
+
+
+class Judge:
+    """Records whether it was asked; answers like the disabled judge."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    def judge(self, question: jdg.Question, *, request_id: str):
+        self.asked += 1
+        return DisabledJudge().judge(question, request_id=request_id)
+
+
+class Policy:
+    """Approves one threshold, for one model and fingerprint only."""
+
+    def __init__(self, model: str, fingerprint: str, threshold: float) -> None:
+        self.rule = jdg.ThresholdRule(threshold=threshold, margin=0.1, approved_id=7)
+        self.key = (model, fingerprint)
+        self.asked: list[tuple[str, str]] = []
+
+    def find(self, *, question: str, model: str, fingerprint: str) -> jdg.ThresholdRule | None:
+        self.asked.append((model, fingerprint))
+        return self.rule if (model, fingerprint) == self.key and question == jdg.QUESTION_ID else None
+
+
+def run(text: str, ranker: RelevanceModel, *, policy=None, judge=None):
+    return resolve(request=parse_request(text=text, kind="task"), calendar=MemoryCalendar(items=list(ITEMS)),
+                   judge=judge or Judge(), policy=policy or NoThresholds(), request_id="req_r", ranker=ranker)
+
+
+def test_ranker__a_reference_to_nothing_answers_no_candidates(model):
+    """No word matches: nothing reaches the model, nothing is offered."""
+    outcome = run("rent a canoe for saturday", model)
+    assert outcome.status is Status.NEEDS_CLARIFICATION and outcome.reason is Reason.NO_CANDIDATES
+    assert outcome.candidates == ()
+
+
+def test_ranker__a_weak_match_below_the_floor_is_not_offered(model):
+    """'call' matches 'Call the plumber' weakly (score 0.31): P = e^(6s) / (e^(6s) + e^3) = 0.25, under the floor."""
+    weak = run("call mum about the weekend", model)
+    assert weak.reason is Reason.NO_CANDIDATES and weak.candidates == ()
+    strong = run("the plumber", model)
+    assert [c.uid for c in strong.candidates] == ["plumber"]
+
+
+def test_ranker__without_an_approved_threshold_nothing_is_resolved(model):
+    judge = Judge()
+    outcome = run("the dentist", model, judge=judge)
+    assert outcome.status is Status.NEEDS_CLARIFICATION and [c.uid for c in outcome.candidates] == ["dentist"]
+    assert outcome.reason is Reason.SINGLE_CANDIDATE and judge.asked == 1
+
+
+def test_ranker__an_approved_threshold_for_its_fingerprint_resolves(model):
+    name, fingerprint = model.scorer_name(None), model.fingerprint(None)
+    policy, judge = Policy(name, fingerprint, threshold=0.5), Judge()
+    outcome = run("the dentist", model, policy=policy, judge=judge)
+    assert outcome.status is Status.OK and outcome.method is Method.SEMANTIC and outcome.item.uid == "dentist"
+    assert judge.asked == 0  # the certified ranker answered; the judge was not needed
+    assert outcome.judgment.backend == jdg.RANKER_BACKEND and outcome.judgment.model == name
+    provenance = provenance_dict(outcome.question, outcome.judgment, rule=outcome.rule)
+    assert provenance["fingerprint"] == fingerprint and provenance["backend"] == "ranker"
+    assert provenance["threshold"] == 0.5 and provenance["threshold_id"] == 7
+    assert provenance["probability"] == outcome.judgment.probabilities["1"] >= 0.5
+    assert provenance["runner_up_probability"] == outcome.judgment.probabilities["no_match"]
+
+
+def test_ranker__a_threshold_for_another_fingerprint_does_not_apply(model, tmp_path):
+    policy = Policy(model.scorer_name(None), "0" * 64, threshold=0.0)
+    outcome = run("the dentist", model, policy=policy)
+    assert outcome.status is Status.NEEDS_CLARIFICATION
+    assert (model.scorer_name(None), model.fingerprint(None)) in policy.asked
+
+
+def test_ranker__below_the_approved_threshold_is_a_clarification(model):
+    policy = Policy(model.scorer_name(None), model.fingerprint(None), threshold=0.999)
+    outcome = run("the dentist", model, policy=policy)
+    assert outcome.status is Status.NEEDS_CLARIFICATION and outcome.reason is Reason.SINGLE_CANDIDATE
+
+
+def test_ranker__duplicate_titles_are_never_resolved_on_confidence(model):
+    """Two equal titles are equally probable: a tie, whatever the threshold."""
+    policy = Policy(model.scorer_name(None), model.fingerprint(None), threshold=0.0)
+    outcome = run("water plants", model, policy=policy)
+    assert outcome.status is Status.NEEDS_CLARIFICATION and {c.uid for c in outcome.candidates} == {"dup1", "dup2"}
+
+
+def test_ranker__an_exact_title_stays_deterministic(model):
+    judge = Judge()
+    outcome = run("Call the plumber", model, judge=judge)
+    assert outcome.method is Method.DETERMINISTIC and outcome.item.uid == "plumber" and judge.asked == 0
+
+
+def test_ranker__the_judge_question_names_the_ranker(model):
+    """The judge sees the model's pool: the model's name and fingerprint are in its fingerprint."""
+    outcome = run("portfolio", model)
+    assert outcome.question.retrieval == f"{model.scorer_name(None)} {model.fingerprint(None)[:16]}"
+    assert {c.uid for c in outcome.candidates} == {"outline", "slides"}
