@@ -15,7 +15,7 @@ from typing import Any
 from resolver.domain.codes import WarningCode
 from resolver.domain.times import TimeRange
 
-NO_TITLE = "Nothing matches this reference. Rephrase it, or use more of the item's title."
+NO_TITLE = "Nothing in your calendars matches this reference. Rephrase it, or use more of the item's title."
 CODE = WarningCode.EMPTY_TIME_RANGE
 
 

@@ -186,7 +186,7 @@ def test_clarify__no_candidates_offers_search_again(radicale_live, alice_client:
     """The heading and prompt follow `reason`: no "Which task do you mean?" above nothing."""
     html = alice_client.get(_ask(alice_client, "qwzx nothing like this", "personal")).content.decode()
     assert "<h1>Nothing matched</h1>" in html
-    assert "Nothing matches your reference." in html
+    assert "Nothing in your calendars matches your reference." in html
     assert "do you mean?" not in html and "None of these" not in html
     assert _radios(html) == []
     assert ">Search again</a>" in html
