@@ -37,6 +37,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=15, help="measured runs per reference (default 15)")
     parser.add_argument("--semantic", action="store_true", help="also with the semantic signal on")
+    parser.add_argument("--ranker", action="store_true",
+                        help="with --semantic: also the relevance model's pool (resolver/domain/relevance.py) "
+                             "in the same runs, against the fusion rule's")
     parser.add_argument("--no-glosses", action="store_true",
                         help="the encoder without FreeDict's glosses (as on a host without the dictionaries)")
     args = parser.parse_args(argv)
@@ -69,11 +72,14 @@ def main(argv: list[str] | None = None) -> int:
                 # costs whatever the machine's load, which wall time on 2 shared cores is not.
                 out[f"cpu {size} {text} +semantic"], medians[f"cpu {size} {text} +semantic"] = _best(
                     text, items, memo, encoder, args.runs, clock=time.process_time)
-    for prefix, suffix in (("", ""), ("", " +semantic"), ("cpu ", " +semantic")):
+                if args.ranker:
+                    out[f"{size} {text} +ranker"], medians[f"{size} {text} +ranker"] = _best(
+                        text, items, memo, encoder, args.runs, ranker=RANKER)
+    for prefix, suffix in (("", ""), ("", " +semantic"), ("cpu ", " +semantic"), ("", " +ranker")):
         for size in (5_000, 20_000):
             for label, figures in (("worst", out), ("worst median", medians)):
                 chosen = [v for k, v in figures.items() if k.startswith(f"{prefix}{size} ") and "ms" not in k
-                          and k.endswith("+semantic") == bool(suffix)]
+                          and (k.endswith(suffix) if suffix else not k.endswith(("+semantic", "+ranker")))]
                 if chosen:
                     out[f"{label} {prefix}{size}{suffix}"] = max(chosen)
     for size in (5_000, 20_000):
@@ -81,26 +87,54 @@ def main(argv: list[str] | None = None) -> int:
         if f"worst median {size} +semantic" in out and out[f"worst median {size}"]:
             out[f"ratio worst median {size} +semantic / lexical"] = round(
                 out[f"worst median {size} +semantic"] / out[f"worst median {size}"], 2)
+        if f"worst median {size} +ranker" in out:
+            out[f"difference worst median {size} +ranker - +semantic ms"] = round(
+                out[f"worst median {size} +ranker"] - out[f"worst median {size} +semantic"], 2)
     print(json.dumps(out, indent=1))
     return 0
 
 
-def _pool(text, items, memo, encoder):
+RANKER = "ranker"
+
+
+def _pool(text, items, memo, encoder, ranker=None):
     from resolver.domain.semantic import widen
 
+    if ranker is not None:
+        # As the pipeline: the wide lexical pool, the encoder's nearest, the model's order and floor.
+        from datetime import timezone
+
+        from resolver.domain import relevance
+
+        pool = build_pool(text, items, limit=relevance.PREPOOL, memo=memo)
+        gathered = relevance.gather(text, items, lexical=pool.candidates, matched=pool.matched, time_range=None,
+                                    tz=timezone.utc, memo=memo, encoder=encoder, language="english")
+        return _model().rank(gathered, limit=19)
     pool = build_pool(text, items, limit=19, memo=memo)
     return pool if encoder is None else widen(pool, text, items, encoder=encoder, memo=memo, limit=19,
                                               language="english")
 
 
-def _best(text, items, memo, encoder, runs: int, clock=time.perf_counter) -> tuple[float, float]:
+def _model():
+    from resolver.domain.relevance import RelevanceModel
+
+    global _LOADED
+    if _LOADED is None:
+        _LOADED = RelevanceModel.load()
+    return _LOADED
+
+
+_LOADED = None
+
+
+def _best(text, items, memo, encoder, runs: int, clock=time.perf_counter, ranker=None) -> tuple[float, float]:
     """The minimum and the median of `runs` runs, in ms."""
-    _pool(text, tuple(list(items)), memo, encoder)
+    _pool(text, tuple(list(items)), memo, encoder, ranker)
     times = []
     for _ in range(runs):
         again = tuple(list(items))  # a new sequence: what the next request reads
         started = clock()
-        _pool(text, again, memo, encoder)
+        _pool(text, again, memo, encoder, ranker)
         times.append(clock() - started)
     return round(min(times) * 1000, 2), round(statistics.median(times) * 1000, 2)
 

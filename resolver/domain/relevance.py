@@ -217,7 +217,7 @@ def feature_matrix(lexical: Sequence[ScoredCandidate], extra: Sequence[Item], co
     columns["lex_rank"] = numpy.log1p(numpy.array([k if k < lex_n else PREPOOL for k in range(n)], dtype=float))
     columns["lexical"] = numpy.array([1.0 if k < lex_n else 0.0 for k in range(n)])
     query = " ".join(tokens_of(match_key(context.text)))
-    titles = [" ".join(tokens_of(match_key(c.item.title))) for c in candidates]
+    titles = [" ".join(c.item.title_tokens) for c in candidates]  # folded once per item (items.make_item)
     columns["fuzzy"] = (process.cdist([query], titles, scorer=fuzz.token_set_ratio, dtype=numpy.float32)[0]
                         .astype(numpy.float64) / 100.0) if n else numpy.zeros(0)
     if context.time_range is not None:
