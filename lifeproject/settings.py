@@ -37,6 +37,7 @@ env = environ.Env(
     RESOLVER_LANGUAGE=(str, "english"),
     RESOLVER_SEMANTIC=(bool, True),
     RESOLVER_GLOSSARY_DIR=(str, "/usr/share/dictd"),
+    RESOLVER_RELEVANCE_MODEL=(str, ""),
     RESOLVER_CALDAV_SYNC=(str, "auto"),
     RESOLVER_PARSE_CACHE_ITEMS=(int, 100_000),
     RESOLVER_MAX_RESPONSE_BYTES=(int, 64 * 1024 * 1024),
@@ -259,6 +260,8 @@ RESOLVER = {
     "LANGUAGE": env("RESOLVER_LANGUAGE"),
     "SEMANTIC": env("RESOLVER_SEMANTIC"),
     "GLOSSARY_DIR": env("RESOLVER_GLOSSARY_DIR"),
+    # "" the shipped relevance model, a path another one, "off" the fusion rule instead (docs/retrieval.md).
+    "RELEVANCE_MODEL": None if env("RESOLVER_RELEVANCE_MODEL") == "off" else env("RESOLVER_RELEVANCE_MODEL"),
     "CALDAV_SYNC": env("RESOLVER_CALDAV_SYNC"),
     # A process that resolves once (manage.py resolve) has no later request for a memo or a
     # sync token to serve: 0 makes its read one calendar-query per collection, for the kind only,

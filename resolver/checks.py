@@ -13,6 +13,7 @@
 | resolver.E007 | an app the resolver needs is missing from INSTALLED_APPS |
 | resolver.E008 | a middleware the page and the API's session login need is missing from MIDDLEWARE |
 | resolver.E009 | per-user accounts (their passwords encrypted with SECRET_KEY) with a development SECRET_KEY |
+| resolver.E010 | RELEVANCE_MODEL names a file that is not a relevance model this code reads |
 
 The app asks nothing else of the host project: no settings module, middleware,
 error handler or template of lifeproject's (README, "Add the resolver to your project").
@@ -114,7 +115,24 @@ def check_account_key(app_configs: Any = None, **kwargs: Any) -> list[checks.Che
 
 @checks.register(TAG)
 def check_resolver_settings(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
-    return [*_unknown_keys(), *_backends(), *_urls(), *_time_zone(), *_limits(), *_caldav_url_set()]
+    return [*_unknown_keys(), *_backends(), *_urls(), *_time_zone(), *_limits(), *_caldav_url_set(),
+            *_relevance_model()]
+
+
+def _relevance_model() -> list[checks.CheckMessage]:
+    """The relevance model's file reads: a broken one would fail every ranked request instead."""
+    configured = resolver_settings.RELEVANCE_MODEL
+    if configured is None:
+        return []
+    from resolver.domain.relevance import DEFAULT_MODEL, ModelFileError, RelevanceModel
+
+    try:
+        RelevanceModel.load(configured or DEFAULT_MODEL)
+    except ModelFileError as err:
+        return [checks.Error(f"RESOLVER['RELEVANCE_MODEL'] = {configured!r}: {err}",
+                             hint="Name a model file bench/relevance.py wrote, \"\" for the shipped one, or None "
+                                  "for the fusion rule.", id="resolver.E010")]
+    return []
 
 
 def _unknown_keys() -> list[checks.CheckMessage]:

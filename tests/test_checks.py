@@ -127,3 +127,15 @@ def test_checks__development_secret_key_without_debug(settings):
     assert _ids(check_secret_key()) == ["resolver.E001"]
     settings.SECRET_KEY = "x" * 60
     assert check_secret_key() == []
+
+
+def test_checks__a_relevance_model_that_does_not_read_is_named(settings, tmp_path):
+    broken = tmp_path / "model.json"
+    broken.write_text("{}", encoding="utf-8")
+    for value in (str(broken), str(tmp_path / "missing.json")):
+        messages = _run(settings, RELEVANCE_MODEL=value)
+        assert _ids(messages) == ["resolver.E010"] and "RELEVANCE_MODEL" in messages[0].msg
+
+
+def test_checks__the_shipped_relevance_model_and_none_are_clean(settings):
+    assert _run(settings, RELEVANCE_MODEL="") == [] and _run(settings, RELEVANCE_MODEL=None) == []
