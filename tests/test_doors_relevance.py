@@ -1,0 +1,140 @@
+"""The relevance model through every door: a reference to nothing answers `no_candidates`, and an approved
+threshold for the model resolves with its provenance; without one, a clarification as before."""
+from __future__ import annotations
+
+import asyncio
+import json
+from datetime import timedelta
+from pathlib import Path
+from types import SimpleNamespace
+
+import mcp_types as types
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+from django.utils import timezone as django_timezone
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from resolver import services
+from resolver.domain.items import Kind, make_item
+from resolver.mcp.tools import RESOLVE, Tools
+from resolver.models import ApprovedThreshold
+from tests.support import memory_backend
+from tests.support.commands import run_resolve
+
+pytestmark = pytest.mark.django_db
+
+NOTHING = "rent a canoe for saturday"
+
+
+@pytest.fixture
+def model_file(tmp_path: Path) -> Path:
+    """Words alone: utility 6 x the matcher's score, none 3, floor 0.3 (tests/test_pipeline_ranker.py)."""
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps({"name": "doors-ranker", "variants": {"words": {
+        "features": ["lex_score"], "weights": [6.0], "none": 3.0, "temperature": 1.0, "floor": 0.3}}}))
+    return path
+
+
+@pytest.fixture
+def memory(settings, model_file):
+    settings.RESOLVER = {"CALENDAR_BACKEND": memory_backend.PATH, "RELEVANCE_MODEL": str(model_file),
+                         "SEMANTIC": False}
+    memory_backend.CALENDAR.items = [
+        make_item(collection_path="/demo/personal/", uid="dentist", title="Dentist appointment", etag='"e1"',
+                  kind=Kind.TASK, href="/demo/personal/dentist.ics"),
+        make_item(collection_path="/demo/personal/", uid="plumber", title="Call the plumber", etag='"e2"',
+                  kind=Kind.TASK, href="/demo/personal/plumber.ics"),
+    ]
+    yield memory_backend.CALENDAR
+    memory_backend.CALENDAR.items = []
+
+
+@pytest.fixture
+def approved(memory):
+    """The model's threshold, proposed and approved as staff would (manage.py thresholds approve)."""
+    model = services.relevance_model()
+    staff = get_user_model().objects.create_user("staff", is_staff=True)
+    return ApprovedThreshold.objects.create(
+        model=model.scorer_name(None), fingerprint=model.fingerprint(None), backend="ranker",
+        probability_source="model", threshold=0.6, cases=400, admitted_accuracy=1.0, coverage=0.6,
+        evaluated_at=django_timezone.now() - timedelta(minutes=1), active=True, approved_by=staff,
+        approved_at=django_timezone.now())
+
+
+def _api(text: str) -> dict:
+    user = get_user_model().objects.create_user(f"api-{len(text)}-{abs(hash(text)) % 10_000}")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    return client.post("/v1/resolve", data=json.dumps({"text": text, "kind": "task"}),
+                       content_type="application/json").json()
+
+
+def _command(text: str) -> tuple[int, dict]:
+    code, out, _ = run_resolve("--text", text, "--kind", "task", "--json")
+    return code, json.loads(out)
+
+
+def _mcp(text: str) -> dict:
+    ctx = SimpleNamespace(session=SimpleNamespace(client_capabilities=None, protocol_version="2025-11-25"))
+    params = types.CallToolRequestParams(name=RESOLVE, arguments={"text": text, "kind": "task"})
+    return asyncio.run(Tools().call(ctx, params)).structured_content
+
+
+def _page(text: str) -> str:
+    client = Client()
+    client.force_login(get_user_model().objects.create_user(f"page-{abs(hash(text)) % 10_000}"))
+    response = client.post("/resolve/", {"text": text, "kind": "task", "collections": ""})
+    if response.status_code in (302, 303):  # a clarification: its page
+        response = client.get(response["Location"])
+    return response.content.decode()
+
+
+def test_doors__a_reference_to_nothing_is_no_candidates_everywhere(memory):
+    assert _api(NOTHING)["data"]["reason"] == "no_candidates"
+    code, envelope = _command(NOTHING)
+    assert (code, envelope["data"]["reason"], envelope["data"]["candidates"]) == (3, "no_candidates", [])
+    assert _mcp(NOTHING)["data"]["reason"] == "no_candidates"
+    page = _page(NOTHING)
+    assert "Nothing in your calendars matches your reference." in page and 'name="item_id"' not in page
+
+
+def test_doors__a_weak_word_match_is_not_offered(memory):
+    """'call' is in 'Call the plumber', but the model gives it 0.25: under the floor, not offered."""
+    assert _api("call mum about the weekend")["data"]["reason"] == "no_candidates"
+
+
+def test_doors__without_an_approved_threshold_a_clarification(memory):
+    body = _api("the dentist")
+    assert (body["status"], body["data"]["reason"]) == ("needs_clarification", "single_candidate")
+    assert [c["uid"] for c in body["data"]["candidates"]] == ["dentist"]
+
+
+@pytest.mark.django_db(transaction=True)  # the MCP door reads the thresholds from its worker thread
+def test_doors__an_approved_threshold_resolves_with_provenance_everywhere(approved):
+    def check(envelope: dict) -> None:
+        assert envelope["status"] == "ok" and envelope["data"]["uid"] == "dentist"
+        assert envelope["data"]["method"] == "semantic"
+        provenance = envelope["data"]["judgment_provenance"]
+        assert provenance["backend"] == "ranker" and provenance["model"] == approved.model
+        assert provenance["fingerprint"] == approved.fingerprint
+        assert provenance["threshold"] == 0.6 and provenance["threshold_id"] == approved.pk
+        assert provenance["probability"] >= 0.6 > provenance["runner_up_probability"]
+
+    check(_api("the dentist"))
+    code, envelope = _command("the dentist")
+    assert code == 0
+    check(envelope)
+    check(_mcp("the dentist"))
+    page = _page("the dentist")
+    assert "/demo/personal/dentist.ics" in page and 'name="item_id"' not in page
+
+
+def test_doors__a_threshold_for_another_model_file_does_not_apply(approved, settings, tmp_path):
+    """The same weights under another name: another fingerprint, so the approval does not carry over."""
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"name": "doors-ranker-2", "variants": {"words": {
+        "features": ["lex_score"], "weights": [6.0], "none": 3.0, "temperature": 1.0, "floor": 0.3}}}))
+    settings.RESOLVER = {**settings.RESOLVER, "RELEVANCE_MODEL": str(other)}
+    assert _api("the dentist")["status"] == "needs_clarification"
