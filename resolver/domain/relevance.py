@@ -8,9 +8,12 @@ nearest `PREPOOL`): word coverage both ways weighted by IDF, the matcher's
 score, how it matched (initials), rapidfuzz's `token_set_ratio`, the
 encoder's cosine and its gap to the nearest title, both ranks, and whether the
 item falls in the reference's time range. Each candidate's utility is a
-weighted sum of those features; the option "none of them" has a utility of
-its own; a softmax over all of them, divided by a temperature fitted on a
-split the weights were not trained on, is the distribution.
+weighted sum of those features, and a softmax over them (divided by a
+temperature fitted on a split the weights were not trained on) says which
+candidate is meant if one is. Whether one is at all is a second, logistic
+model over the pool as a whole (its best utility, how many compete, the best
+cosine and word coverage...): P(none of them). A candidate's probability is
+(1 - P(none)) times its share of the softmax.
 
 Trained offline (bench/relevance.py: a conditional logit in numpy, L2
 regularised), calibrated on the calibration split, and shipped as a data file
@@ -71,18 +74,40 @@ FEATURES = (
 )
 _SIGNAL_ONLY = frozenset({"cosine", "cosine_gap", "cosine_rank", "nearest_first", "cosine_x_lex"})
 
+# What P(none of them) reads: the pool as a whole, and its most probable candidate ("top").
+POOL_FEATURES = (
+    "top_utility",     # the best candidate's utility
+    "spread",          # log-sum-exp of the utilities minus the best: how many compete with it
+    "best_cosine", "second_cosine",
+    "best_lex", "best_matched",  # the best matcher's score; the largest share of the reference a title matches
+    "best_coverage", "best_fuzzy",
+    "lexical_count",   # log(1 + how many candidates words found)
+    "top_unmatched", "top_cosine", "top_lex", "top_fuzzy", "top_coverage",
+    "any_in_range",    # a time was named and some candidate is in it
+    "pool_size",       # log(1 + candidates)
+)
+
 
 class ModelFileError(ValueError):
     """The relevance model's file is missing or not a model this code can read."""
 
 
 @dataclass(frozen=True)
-class Variant:
-    weights: tuple[float, ...]
-    none: float  # the utility of "none of them"
-    temperature: float
-    floor: float  # candidates below this probability are not offered
+class NoneModel:
+    """P(none of them) = the logistic of bias + weights . pool features (calibrated on its own split)."""
+
     features: tuple[str, ...]
+    weights: tuple[float, ...]
+    bias: float
+
+
+@dataclass(frozen=True)
+class Variant:
+    features: tuple[str, ...]
+    weights: tuple[float, ...]
+    temperature: float  # the candidates' softmax divides the utilities by it
+    none: NoneModel
+    floor: float  # candidates below this probability are not offered
 
 
 @dataclass(frozen=True)
@@ -125,17 +150,14 @@ class RelevanceModel:
         try:
             raw_bytes = Path(path).read_bytes()
             raw = json.loads(raw_bytes)
-            variants = {
-                key: Variant(weights=tuple(float(w) for w in spec["weights"]), none=float(spec["none"]),
-                             temperature=float(spec["temperature"]), floor=float(spec["floor"]),
-                             features=tuple(spec["features"]))
-                for key, spec in raw["variants"].items()
-            }
-        except (OSError, ValueError, KeyError, TypeError) as err:
+            variants = {key: _variant(spec) for key, spec in raw["variants"].items()}
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as err:
             raise ModelFileError(f"cannot read the relevance model {path}: {err}") from err
         for key, variant in variants.items():
-            unknown = set(variant.features) - set(FEATURES)
-            if unknown or len(variant.weights) != len(variant.features) or variant.temperature <= 0:
+            fits = (set(variant.features) <= set(FEATURES) and len(variant.weights) == len(variant.features)
+                    and set(variant.none.features) <= set(POOL_FEATURES)
+                    and len(variant.none.weights) == len(variant.none.features) and variant.temperature > 0)
+            if not fits:
                 raise ModelFileError(f"relevance model {path}, variant {key!r}: features or weights do not fit")
         if WORDS not in variants:
             raise ModelFileError(f"relevance model {path} has no {WORDS!r} variant")
@@ -156,7 +178,7 @@ class RelevanceModel:
     def rank(self, gathered: Gathered, *, limit: int) -> Scored:
         """The candidates at or above the floor, most probable first (ties: the matcher's order), at most `limit`."""
         variant = self.variant(gathered.context.with_signal)
-        candidates, matrix = feature_matrix(gathered.lexical, gathered.extra, gathered.context, variant.features)
+        candidates, matrix = feature_matrix(gathered.lexical, gathered.extra, gathered.context)
         if not candidates:
             return Scored(candidates=(), probabilities=(), none=1.0, considered=0, above_floor=0)
         probs, none = self.probabilities(matrix, variant)
@@ -169,16 +191,69 @@ class RelevanceModel:
                       none=round(none, 6), considered=len(candidates), above_floor=len(kept),
                       lexical_tail_kept=bool(lexical_n and probs[lexical_n - 1] >= variant.floor))
 
-    def probabilities(self, matrix: np.ndarray, variant: Variant) -> tuple[np.ndarray, float]:
-        """Each row's probability and P(none): a softmax over the utilities and the none option."""
+    @staticmethod
+    def probabilities(matrix: np.ndarray, variant: Variant) -> tuple[np.ndarray, float]:
+        """Each row's probability and P(none): (1 - P(none)) times a softmax over the candidates' utilities.
+
+        `matrix` has every one of FEATURES (feature_matrix); the variant reads its own columns.
+        """
         import numpy
 
-        weights = numpy.asarray(variant.weights, dtype=numpy.float64)
-        utilities = numpy.append(matrix @ weights, variant.none) / variant.temperature
-        utilities -= utilities.max()
-        exp = numpy.exp(utilities)
-        probs = exp / exp.sum()
-        return probs[:-1], float(probs[-1])
+        utilities = utilities_of(matrix, variant)
+        scaled = utilities / variant.temperature
+        exp = numpy.exp(scaled - scaled.max())
+        pool = pool_features(matrix, utilities)
+        logit = variant.none.bias + sum(w * pool[name] for name, w in zip(variant.none.features, variant.none.weights))
+        none = 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, logit))))
+        return (1.0 - none) * exp / exp.sum(), none
+
+
+def _variant(spec: dict[str, Any]) -> Variant:
+    none = spec["none"]
+    return Variant(features=tuple(spec["features"]), weights=tuple(float(w) for w in spec["weights"]),
+                   temperature=float(spec["temperature"]), floor=float(spec["floor"]),
+                   none=NoneModel(features=tuple(none["features"]), weights=tuple(float(w) for w in none["weights"]),
+                                  bias=float(none["bias"])))
+
+
+_COLUMN = {name: n for n, name in enumerate(FEATURES)}
+
+
+def utilities_of(matrix: np.ndarray, variant: Variant) -> np.ndarray:
+    """The candidates' utilities: the variant's weights over its columns of the full feature matrix."""
+    import numpy
+
+    columns = [_COLUMN[name] for name in variant.features]
+    return matrix[:, columns] @ numpy.asarray(variant.weights, dtype=numpy.float64)
+
+
+def pool_features(matrix: np.ndarray, utilities: np.ndarray) -> dict[str, float]:
+    """POOL_FEATURES of a non-empty pool (rows: FEATURES; `utilities`: the variant's, unscaled)."""
+    import numpy
+
+    top = int(numpy.argmax(utilities))
+    best = float(utilities[top])
+    column = {name: matrix[:, n] for name, n in _COLUMN.items()}
+    lexical = column["lexical"] > 0
+    cosines = numpy.sort(column["cosine"])[::-1]
+    return {
+        "top_utility": best,
+        "spread": float(numpy.log(numpy.exp(utilities - best).sum())),
+        "best_cosine": float(cosines[0]),
+        "second_cosine": float(cosines[1]) if len(cosines) > 1 else 0.0,
+        "best_lex": float(column["lex_score"].max()),
+        "best_matched": float((1.0 - column["unmatched"][lexical]).max()) if lexical.any() else 0.0,
+        "best_coverage": float(column["coverage"].max()),
+        "best_fuzzy": float(column["fuzzy"].max()),
+        "lexical_count": math.log1p(int(lexical.sum())),
+        "top_unmatched": float(column["unmatched"][top]),
+        "top_cosine": float(column["cosine"][top]),
+        "top_lex": float(column["lex_score"][top]),
+        "top_fuzzy": float(column["fuzzy"][top]),
+        "top_coverage": float(column["coverage"][top]),
+        "any_in_range": float(column["time_in_range"].max()),
+        "pool_size": math.log1p(len(utilities)),
+    }
 
 
 @dataclass
