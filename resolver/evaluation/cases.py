@@ -222,6 +222,7 @@ _EVENT_KEYS = frozenset({"uid", "collection", "kind", "title", "start", "end", "
 _OVERRIDE_KEYS = frozenset({"recurrence_id", "start", "end"})
 _REFERENCE_KEYS = frozenset({"id", "text", "kind", "category", "expected"})
 _REFERENCE_OPTIONAL = frozenset({"expected_occurrence_start", "split", "note"})
+_ARTICLE = {"task": "a task", "event": "an event"}
 
 
 @dataclass(frozen=True)
@@ -437,7 +438,7 @@ def _reference_problem(data: Any, kinds: dict[str, str]) -> str | None:
         if uid not in kinds:
             return f"expected names {uid!r}, which is not in items.jsonl"
         if kinds[uid] != kind:
-            return f"expected names {uid!r}, a {kinds[uid]}, for a {kind} reference"
+            return f"expected names {uid!r}, which is {_ARTICLE[kinds[uid]]}, for {_ARTICLE[kind]} reference"
     if "expected_occurrence_start" in data:
         if kind != "event" or len(expected) != 1:
             return "expected_occurrence_start is for an event reference naming exactly one item"
