@@ -202,7 +202,9 @@ def deactivate_one(pk: Any) -> tuple[ApprovedThreshold, bool]:
 def listing(row: ApprovedThreshold) -> dict[str, Any]:
     """One row as the list shows it (JSON-ready)."""
     evidence = row.evidence if isinstance(row.evidence, dict) else {}
-    k = evidence.get("k")
+    # Rows proposed before the certificate counted "admitted" and "errors", and `cases` was every case.
+    n = evidence.get("n", evidence.get("admitted", row.cases))
+    k = evidence.get("k", evidence.get("errors"))
     return {
         "id": row.pk,
         "question": row.question,
@@ -212,7 +214,7 @@ def listing(row: ApprovedThreshold) -> dict[str, Any]:
         "fingerprint_current": row.fingerprint == current_fingerprint(row.backend)
         and row.question == current_question(row.backend),
         "threshold": row.threshold,
-        "n": row.cases,
+        "n": n if isinstance(n, int) and not isinstance(n, bool) else row.cases,
         "k": k if isinstance(k, int) and not isinstance(k, bool) else None,
         "coverage": row.coverage,
         "alpha": evidence.get("alpha"),

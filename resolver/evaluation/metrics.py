@@ -299,7 +299,13 @@ def _upper_limit(errors: int, trials: int, tail: float) -> float:
 
 # -- the curve -------------------------------------------------------------------------------
 
-def _accepted(outcomes: Sequence[CaseOutcome], *, threshold: float, margin: float) -> list[CaseOutcome]:
+def _admissible(outcomes: Sequence[CaseOutcome], *, margin: float) -> list[CaseOutcome]:
+    """The outcomes accepted at threshold 0: every rule of `decide` but the threshold itself.
+
+    Only the threshold check depends on the threshold, so an outcome is
+    accepted at t exactly when it is admissible and its top probability is at
+    least t; one `decide` per outcome instead of one per outcome and threshold.
+    """
     return [
         outcome
         for outcome in outcomes
@@ -307,14 +313,20 @@ def _accepted(outcomes: Sequence[CaseOutcome], *, threshold: float, margin: floa
             top_option=outcome.top_option,
             top_probability=outcome.top_probability,
             runner_up_probability=outcome.runner_up_probability,
-            threshold=threshold,
+            threshold=0.0,
             margin=margin,
         )
     ]
 
 
-def _point(outcomes: Sequence[CaseOutcome], *, threshold: float, margin: float, delta: float) -> ThresholdPoint:
-    admitted = _accepted(outcomes, threshold=threshold, margin=margin)
+def _accepted(admissible: Sequence[CaseOutcome], *, threshold: float) -> list[CaseOutcome]:
+    # The same comparison as decide(): below the threshold refuses, equal passes.
+    return [outcome for outcome in admissible if not outcome.top_probability < threshold]
+
+
+def _point(outcomes: Sequence[CaseOutcome], admissible: Sequence[CaseOutcome], *, threshold: float,
+           delta: float) -> ThresholdPoint:
+    admitted = _accepted(admissible, threshold=threshold)
     errors = sum(1 for outcome in admitted if not outcome.correct)
     count = len(admitted)
     return ThresholdPoint(
@@ -335,7 +347,8 @@ def threshold_points(
     """One point per threshold on the 0.00..1.00 grid, in increasing order."""
     if not outcomes:
         raise ValueError("no outcomes to evaluate")
-    return [_point(outcomes, threshold=threshold, margin=margin, delta=delta) for threshold in threshold_grid()]
+    admissible = _admissible(outcomes, margin=margin)
+    return [_point(outcomes, admissible, threshold=threshold, delta=delta) for threshold in threshold_grid()]
 
 
 def accuracy_by_tag(outcomes: Iterable[CaseOutcome]) -> dict[str, TagAccuracy]:
@@ -402,8 +415,9 @@ def certify(
     if not outcomes:
         return Certificate(**base, refusal="there are no cases to certify on")
     counts: list[tuple[float, int, int]] = []
+    admissible = _admissible(outcomes, margin=margin)
     for threshold in certification_sequence():
-        accepted = _accepted(outcomes, threshold=threshold, margin=margin)
+        accepted = _accepted(admissible, threshold=threshold)
         counts.append((threshold, len(accepted), sum(1 for outcome in accepted if not outcome.correct)))
     most = max(n for _, n, _ in counts)
     if most < needed:

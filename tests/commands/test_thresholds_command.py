@@ -82,6 +82,12 @@ def test_list__a_table_and_json() -> None:
     assert rows[0]["fingerprint_current"] is False and rows[0]["k"] is None
 
 
+def test_list__a_row_proposed_before_the_certificate_shows_its_admitted_and_errors() -> None:
+    row = make_threshold(cases=426, evidence={"cases": 426, "admitted": 226, "errors": 0})
+    listed = json.loads(run("list", "--json")[1])["thresholds"]
+    assert [(r["id"], r["n"], r["k"], r["alpha"]) for r in listed] == [(row.pk, 226, 0, None)]
+
+
 # -- approve -------------------------------------------------------------------------------------------
 
 def test_approve__activates_and_records_who() -> None:

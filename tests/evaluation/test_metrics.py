@@ -246,3 +246,22 @@ def test_clopper_pearson_upper__falls_as_evidence_grows() -> None:
     bounds = [clopper_pearson_upper(n // 100, n) for n in (100, 200, 400, 800)]
     assert bounds == sorted(bounds, reverse=True)
     assert all(math.isfinite(b) for b in bounds if b is not None)
+
+
+def test_threshold_points__count_what_is_admitted_at_each_threshold() -> None:
+    """The curve checks the threshold-free rules once per outcome; the counts are those of is_admitted itself."""
+    rng = random.Random(5)
+    outcomes = []
+    for i in range(400):
+        # Two-decimal probabilities, so exact thresholds, ties and exact margins occur.
+        top = rng.randint(0, 100) / 100
+        runner_up = rng.randint(0, int(top * 100)) / 100
+        option = rng.choice(("1", "2", "no_match", "t-uid"))
+        outcomes.append(CaseOutcome(f"r{i}", 1, option, top, runner_up, verdict=rng.random() < 0.8))
+    for margin in (0.0, 0.1):
+        for point in threshold_points(outcomes, margin=margin):
+            admitted = [o for o in outcomes if is_admitted(
+                top_option=o.top_option, top_probability=o.top_probability,
+                runner_up_probability=o.runner_up_probability, threshold=point.threshold, margin=margin)]
+            assert point.admitted == len(admitted), (margin, point.threshold)
+            assert point.errors == sum(1 for o in admitted if not o.correct), (margin, point.threshold)

@@ -260,6 +260,21 @@ def test_command__ranker_proposes_nothing_uncertified(tmp_path: Path, monkeypatc
     assert not ApprovedThreshold.objects.exists()
 
 
+def test_command__ranker_margin_is_its_own_or_none(designed, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root, scorer = designed
+    monkeypatch.setattr(ranking, "build_scorer", lambda: scorer)
+    run("--judge", "ranker", "--cases", str(root), "--out", str(tmp_path / "none"))
+    assert read_report(tmp_path / "none")["meta"]["margin"] == 0.0
+    scorer.margin = 0.2  # type: ignore[attr-defined]
+    run("--judge", "ranker", "--cases", str(root), "--out", str(tmp_path / "own"))
+    assert read_report(tmp_path / "own")["meta"]["margin"] == 0.2
+    run("--judge", "ranker", "--cases", str(root), "--out", str(tmp_path / "given"), "--margin", "0.05")
+    assert read_report(tmp_path / "given")["meta"]["margin"] == 0.05
+    scorer.margin = "wide"  # type: ignore[attr-defined]
+    code, _, stderr = run("--judge", "ranker", "--cases", str(root), "--out", str(tmp_path / "bad"))
+    assert code == 2 and "the scorer's margin must be a number, got 'wide'" in stderr
+
+
 def test_command__ranker_takes_no_model(tmp_path: Path) -> None:
     code, _, stderr = run("--judge", "ranker", "--model", "jev-latest", "--out", str(tmp_path / "out"))
     assert code == 2 and "--model names a judge's model" in stderr

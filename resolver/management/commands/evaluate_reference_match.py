@@ -122,6 +122,8 @@ class Command(BaseCommand):
             margin = options["margin"]
             if margin is None:
                 margin = getattr(scorer, "margin", None) or 0.0
+                if isinstance(margin, bool) or not isinstance(margin, (int, float)):
+                    raise runner.InvalidEvaluation(f"the scorer's margin must be a number, got {margin!r}")
             run_options = runner.RunOptions(alpha=options["alpha"], delta=options["delta"], margin=float(margin),
                                             concurrency=options["concurrency"])
             result = runner.run_scorer_evaluation(cases_path=Path(options["cases"]), scorer=scorer,
