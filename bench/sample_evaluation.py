@@ -10,7 +10,7 @@ resolver/evaluation/data/starter.jsonl and prints the summary.
 The answers are SYNTHETIC: the responder looks up the labelled answer and is
 right with a probability that depends on the case's tags. The figures show
 what the report looks like and that the pipeline of evaluation, metrics and
-recommendation works end to end; they say nothing about Jev's real accuracy.
+certificate works end to end; they say nothing about Jev's real accuracy.
 """
 from __future__ import annotations
 
@@ -118,8 +118,10 @@ def main(argv: list[str] | None = None) -> int:
         out_dir = args.out or workdir / "report"
         with JevContractServer(model=SYNTHETIC_MODEL, default=make_responder(cases, args.seed)) as jev:
             # No API key: the loopback server needs none, and a real key must not travel there.
+            # Jev whatever RESOLVER_JUDGE says: with no Jev configured in the
+            # environment the settings turn the judge off.
             judge_settings = {"TYPESAFE_BASE_URL": jev.url, "TYPESAFE_API_KEY": "",
-                              "TYPESAFE_DEFAULT_MODEL": "jev-latest"}
+                              "TYPESAFE_DEFAULT_MODEL": "jev-latest", "JUDGE_BACKEND": "resolver.judges.jev.JevJudge"}
             summary = StringIO()
             with override_settings(RESOLVER={**settings.RESOLVER, **judge_settings}):
                 try:

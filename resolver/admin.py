@@ -20,8 +20,6 @@ from django.urls import path
 from django.utils.html import format_html
 
 from resolver import provenance, thresholds
-from resolver.domain.chat import fingerprint_for
-from resolver.domain.judgment import QUESTION_ID
 from resolver.models import ApprovedThreshold, CalendarAccount, ProvenanceEntry
 
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -77,7 +75,8 @@ class ApprovedThresholdAdmin(admin.ModelAdmin):
 
     @admin.display(boolean=True, description="fingerprint current")
     def fingerprint_current(self, obj: ApprovedThreshold) -> bool:
-        return obj.question == QUESTION_ID and obj.fingerprint == fingerprint_for(obj.backend)
+        return (obj.question == thresholds.current_question(obj.backend)
+                and obj.fingerprint == thresholds.current_fingerprint(obj.backend))
 
     @admin.display(description="evidence")
     def evidence_pretty(self, obj: ApprovedThreshold) -> str:

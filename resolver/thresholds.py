@@ -23,6 +23,30 @@ logger = logging.getLogger("resolver.thresholds")
 
 # Changing any of these on an active row voids its approval.
 APPROVED_FIELDS = ("question", "model", "fingerprint", "threshold")
+# The backend of thresholds certified for the built-in ranker (resolver.evaluation.ranking).
+RANKER_BACKEND = "ranker"
+
+
+def current_fingerprint(backend: str) -> str | None:
+    """The fingerprint a row of this backend must carry to be approved now; None: nothing is approvable.
+
+    A judge's is its prompt's (resolver.domain.chat.fingerprint_for); the
+    built-in ranker's comes from resolver.evaluation.ranking.current_fingerprint().
+    """
+    if backend == RANKER_BACKEND:
+        from resolver.evaluation import ranking
+
+        return ranking.current_fingerprint()
+    return fingerprint_for(backend)
+
+
+def current_question(backend: str) -> str:
+    """The question ID a row of this backend must be evaluated for."""
+    if backend == RANKER_BACKEND:
+        from resolver.evaluation import ranking
+
+        return ranking.QUESTION
+    return QUESTION_ID
 
 
 @dataclass(frozen=True)
@@ -34,8 +58,11 @@ class ApprovalResult:
 
 def refusal_reason(row: ApprovedThreshold, current_fingerprint: str) -> str | None:
     """Why this row may not be activated, or None when it may."""
-    if row.question != QUESTION_ID:
-        return f"it was evaluated for question {row.question!r}, not {QUESTION_ID!r}"
+    question = current_question(row.backend)
+    if row.question != question:
+        return f"it was evaluated for question {row.question!r}, not {question!r}"
+    if not current_fingerprint:
+        return f"no current fingerprint is known for backend {row.backend!r}, so nothing evaluated for it is approvable"
     if row.fingerprint != current_fingerprint:
         return "its fingerprint does not match the current question wording"
     if not 0.0 <= row.threshold <= 1.0:
@@ -57,7 +84,7 @@ def approve_thresholds(*, rows: Iterable[ApprovedThreshold], user: Any,
     refused: dict[int, str] = {}
     for row in rows:
         # Each backend has its own prompt, so its own current fingerprint.
-        current = fingerprint_for(row.backend) or ""
+        current = current_fingerprint(row.backend) or ""
         reason = refusal_reason(row, current) or advice_only_refusal(row)
         if reason is None:
             approvable.append(row.pk)
@@ -108,3 +135,104 @@ class DatabaseThresholdPolicy:
             .only("pk", "threshold")
             .first()
         )
+
+
+# -- the operator's door (manage.py thresholds) --------------------------------------------------
+# Stable codes and exit codes, documented in the README's error table.
+
+class ThresholdCommandError(Exception):
+    code = "internal_error"
+    exit_code = 1
+
+
+class ThresholdNotFound(ThresholdCommandError):
+    code = "threshold_not_found"
+    exit_code = 2
+
+
+class UnknownApprover(ThresholdCommandError):
+    code = "unknown_user"
+    exit_code = 3
+
+
+class ApprovalRefused(ThresholdCommandError):
+    code = "approval_refused"
+    exit_code = 4
+
+
+# Who may approve: what the admin's action needs (a staff member with the change permission).
+APPROVE_PERMISSION = "resolver.change_approvedthreshold"
+
+
+def threshold_row(pk: Any) -> ApprovedThreshold:
+    try:
+        key = int(str(pk))
+    except ValueError:
+        raise ThresholdNotFound(f"no threshold with ID {pk!r}: IDs are numbers (see manage.py thresholds list)") \
+            from None
+    row = ApprovedThreshold.objects.filter(pk=key).first()
+    if row is None:
+        raise ThresholdNotFound(f"no threshold with ID {key}")
+    return row
+
+
+def approver(username: str) -> Any:
+    """The active staff user with the change permission on thresholds, or UnknownApprover naming why not."""
+    from django.contrib.auth import get_user_model
+
+    model = get_user_model()
+    try:
+        user = model._default_manager.get_by_natural_key(username)
+    except model.DoesNotExist:
+        raise UnknownApprover(f"no such user: {username!r}") from None
+    if not user.is_active:
+        raise UnknownApprover(f"no such user: {username!r} is inactive")
+    if not (user.is_staff and user.has_perm(APPROVE_PERMISSION)):
+        raise UnknownApprover(f"{username!r} may not approve thresholds: a staff member with the change "
+                              "permission on approved thresholds may")
+    return user
+
+
+def approve_one(pk: Any, *, username: str, now: datetime | None = None) -> ApprovedThreshold:
+    """Approve and activate one row as `username`, by the same rule as the admin's action."""
+    row = threshold_row(pk)
+    user = approver(username)
+    result = approve_thresholds(rows=[row], user=user, now=now)
+    if row.pk in result.refused:
+        raise ApprovalRefused(f"threshold #{row.pk} was not approved: {result.refused[row.pk]}")
+    row.refresh_from_db()
+    return row
+
+
+def deactivate_one(pk: Any) -> tuple[ApprovedThreshold, bool]:
+    """Deactivate one row; whether it was active. Its approval record stays, as in the admin."""
+    row = threshold_row(pk)
+    changed = ApprovedThreshold.objects.filter(pk=row.pk, active=True).update(active=False) == 1
+    row.refresh_from_db()
+    return row, changed
+
+
+def listing(row: ApprovedThreshold) -> dict[str, Any]:
+    """One row as the list shows it (JSON-ready)."""
+    evidence = row.evidence if isinstance(row.evidence, dict) else {}
+    # Rows proposed before the certificate counted "admitted" and "errors", and `cases` was every case.
+    n = evidence.get("n", evidence.get("admitted", row.cases))
+    k = evidence.get("k", evidence.get("errors"))
+    return {
+        "id": row.pk,
+        "question": row.question,
+        "backend": row.backend,
+        "model": row.model,
+        "fingerprint": row.fingerprint,
+        "fingerprint_current": row.fingerprint == current_fingerprint(row.backend)
+        and row.question == current_question(row.backend),
+        "threshold": row.threshold,
+        "n": n if isinstance(n, int) and not isinstance(n, bool) else row.cases,
+        "k": k if isinstance(k, int) and not isinstance(k, bool) else None,
+        "coverage": row.coverage,
+        "alpha": evidence.get("alpha"),
+        "delta": evidence.get("delta"),
+        "active": row.active,
+        "approved_by": row.approved_by.get_username() if row.approved_by else None,
+        "approved_at": row.approved_at.isoformat() if row.approved_at else None,
+    }

@@ -1,22 +1,38 @@
-"""The labelled case set: one JSON object per line, checked line by line on load.
+"""The labelled case sets, checked line by line on load.
 
-A case is a reference, the candidate pool the model is shown, and the answer a
-human labeller gave: a candidate number (1-based) or "no_match". The file's
-sha256 digest goes into every evaluation report, so an approved threshold
-names exactly the cases that earned it.
+Two formats:
+
+- a JSON Lines file (the starter set): a case is a reference, the candidate
+  pool the model is shown, and the answer a human labeller gave: a candidate
+  number (1-based) or "no_match";
+- a calendar set, a directory holding `meta.json`, `items.jsonl` and
+  `references.jsonl` (the format of the retrieval bench): a reference is
+  resolved against the whole calendar, and its label is the UIDs it means
+  ([] for a reference to nothing) and, for a timed event reference, the start
+  of the occurrence it means.
+
+A set's sha256 digest goes into every evaluation report, so an approved
+threshold names exactly the cases that earned it.
 """
 from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
-from datetime import datetime
+from dataclasses import dataclass, field
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from dateutil.rrule import rrulestr
 
 from resolver.domain.errors import InvalidRequest
+from resolver.evaluation.errors import InvalidEvaluation
 
-STARTER_CASES_PATH = Path(__file__).resolve().parent / "data" / "starter.jsonl"
+DATA_DIR = Path(__file__).resolve().parent / "data"
+STARTER_CASES_PATH = DATA_DIR / "starter.jsonl"
+# The set `--cases` reads when none is named: the one the package ships.
+DEFAULT_CASES_PATH = STARTER_CASES_PATH
 
 NO_MATCH = "no_match"
 KINDS = ("task", "event")
@@ -37,7 +53,7 @@ _CASE_KEYS = frozenset({"id", "reference", "kind", "candidates", "expected", "ta
 _WHEN_KEY = {"task": "due", "event": "start"}
 
 
-class CaseFileError(InvalidRequest):
+class CaseFileError(InvalidRequest, InvalidEvaluation):
     """A line of a case file is not a valid case; the message names the line."""
 
     def __init__(self, path: Path, line: int | None, problem: str) -> None:
@@ -186,3 +202,345 @@ def load_cases(path: Path | str) -> list[Case]:
 def cases_digest(path: Path | str) -> str:
     """sha256 (hex) of the file's bytes: the identity of a case set in reports."""
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+# -- calendar sets ---------------------------------------------------------------------------
+
+META_FILE = "meta.json"
+ITEMS_FILE = "items.jsonl"
+REFERENCES_FILE = "references.jsonl"
+CALENDAR_FILES = (META_FILE, ITEMS_FILE, REFERENCES_FILE)
+# A set bigger than this is not a labelled set someone wrote; refuse it before reading it all.
+MAX_CALENDAR_FILE_BYTES = 32 * 1024 * 1024
+MAX_HORIZON_DAYS = 3660
+
+_META_KEYS = frozenset({"now", "time_zone", "horizon_days"})
+# Written by the set's generator, read by nobody here.
+_META_OPTIONAL = frozenset({"heldout_share", "seed", "description"})
+_TASK_KEYS = frozenset({"uid", "collection", "kind", "title", "due"})
+_EVENT_KEYS = frozenset({"uid", "collection", "kind", "title", "start", "end", "rrule", "exdate", "overrides"})
+_OVERRIDE_KEYS = frozenset({"recurrence_id", "start", "end"})
+_REFERENCE_KEYS = frozenset({"id", "text", "kind", "category", "expected"})
+_REFERENCE_OPTIONAL = frozenset({"expected_occurrence_start", "split", "note"})
+_ARTICLE = {"task": "a task", "event": "an event"}
+
+
+@dataclass(frozen=True)
+class CalendarMeta:
+    now: datetime  # the reference clock: "tomorrow" is read from here
+    time_zone: str
+    horizon_days: int  # events are live from now to now + horizon
+
+
+@dataclass(frozen=True)
+class CalendarSet:
+    """A whole calendar and its labelled references; the items are the raw JSON objects of items.jsonl.
+
+    A scorer turns `items` into its own calendar (the retrieval bench's
+    `memory_items` builds `resolver.domain.items.Item`s from exactly these).
+    """
+
+    root: Path
+    meta: CalendarMeta
+    items: tuple[dict[str, Any], ...] = field(repr=False)
+    digest: str
+
+    @property
+    def uids(self) -> frozenset[str]:
+        return frozenset(item["uid"] for item in self.items)
+
+
+@dataclass(frozen=True)
+class CalendarCase:
+    """One labelled reference of a calendar set, resolved against the whole calendar."""
+
+    id: str
+    reference: str
+    kind: str  # "task" or "event"
+    expected: tuple[str, ...]  # the UIDs it means; () for a reference to nothing
+    expected_occurrence_start: datetime | None  # a timed event reference: the occurrence it means
+    category: str
+    split: str | None
+    tags: tuple[str, ...]  # (category,): what accuracy by tag groups on
+    calendar: CalendarSet = field(repr=False, compare=False)
+
+    def is_right(self, uid: str | None, occurrence_start: datetime | str | None = None) -> bool:
+        """Whether resolving this reference to `uid` (None: to nothing) is right.
+
+        Right means: a reference to nothing resolved to nothing; or a reference
+        to exactly one item resolved to that item and, when the label names an
+        occurrence, to that occurrence (same instant). A reference naming
+        several items (duplicates, "what is due on Friday") is ambiguous: any
+        single item is an error, since a person would have to be asked.
+        """
+        if uid is None:
+            return not self.expected
+        if len(self.expected) != 1 or uid != self.expected[0]:
+            return False
+        if self.expected_occurrence_start is None:
+            return True
+        if isinstance(occurrence_start, str):
+            try:
+                occurrence_start = datetime.fromisoformat(occurrence_start)
+            except ValueError:
+                return False
+        if occurrence_start is None or occurrence_start.tzinfo is None:
+            return False
+        return occurrence_start == self.expected_occurrence_start
+
+
+@dataclass(frozen=True)
+class CaseSet:
+    """A loaded case set of either format, with what a report says about it."""
+
+    path: Path
+    format: str  # "jsonl" or "calendar"
+    cases: tuple[Case, ...] | tuple[CalendarCase, ...]
+    digest: str
+    calendar: CalendarSet | None = None
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+
+def _aware_datetime(value: Any) -> datetime | None:
+    """An ISO 8601 date-time with a UTC offset, or None."""
+    if not isinstance(value, str) or len(value) <= 10:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo is not None else None
+
+
+def _date_or_aware(value: Any) -> bool:
+    if isinstance(value, str) and len(value) == 10:
+        try:
+            date.fromisoformat(value)
+        except ValueError:
+            return False
+        return True
+    return _aware_datetime(value) is not None
+
+
+def _nonempty(data: dict[str, Any], key: str) -> bool:
+    return isinstance(data.get(key), str) and bool(data[key].strip())
+
+
+def _read_limited(path: Path) -> bytes:
+    if not path.is_file():
+        raise CaseFileError(path, None, "missing: a calendar set holds meta.json, items.jsonl and references.jsonl")
+    if path.stat().st_size > MAX_CALENDAR_FILE_BYTES:
+        raise CaseFileError(path, None, f"larger than {MAX_CALENDAR_FILE_BYTES // (1024 * 1024)} MiB")
+    return path.read_bytes()
+
+
+def _meta_problem(data: Any) -> str | None:
+    if not isinstance(data, dict):
+        return "must be a JSON object"
+    missing = sorted(_META_KEYS - set(data))
+    unknown = sorted(set(data) - _META_KEYS - _META_OPTIONAL)
+    if missing:
+        return f"missing fields {missing}"
+    if unknown:
+        return f"unknown fields {unknown}"
+    if _aware_datetime(data["now"]) is None:
+        return f"now must be an ISO 8601 date-time with a UTC offset, got {data['now']!r}"
+    if not isinstance(data["time_zone"], str) or not data["time_zone"]:
+        return "time_zone must be an IANA zone name"
+    try:
+        ZoneInfo(data["time_zone"])
+    except (ZoneInfoNotFoundError, ValueError):
+        return f"time_zone {data['time_zone']!r} is not a known IANA zone"
+    days = data["horizon_days"]
+    if not isinstance(days, int) or isinstance(days, bool) or not 1 <= days <= MAX_HORIZON_DAYS:
+        return f"horizon_days must be an integer 1..{MAX_HORIZON_DAYS}, got {days!r}"
+    return None
+
+
+def _event_problem(data: dict[str, Any]) -> str | None:
+    start, end = _aware_datetime(data.get("start")), _aware_datetime(data.get("end"))
+    if start is None or end is None:
+        return "an event needs start and end, ISO 8601 date-times with a UTC offset"
+    if end <= start:
+        return "an event must end after it starts"
+    rrule = data.get("rrule")
+    if rrule is not None:
+        if not isinstance(rrule, str) or not rrule.strip():
+            return "rrule must be a non-empty string"
+        try:
+            rrulestr(rrule, dtstart=start.replace(tzinfo=None))
+        except (ValueError, TypeError) as err:
+            return f"rrule {rrule!r} is not a recurrence rule ({err})"
+    elif "exdate" in data or "overrides" in data:
+        return "exdate and overrides need an rrule"
+    exdate = data.get("exdate", [])
+    if not isinstance(exdate, list) or not all(_aware_datetime(value) for value in exdate):
+        return "exdate must be a list of ISO 8601 date-times with a UTC offset"
+    overrides = data.get("overrides", [])
+    if not isinstance(overrides, list):
+        return "overrides must be a list"
+    for number, override in enumerate(overrides, start=1):
+        if not isinstance(override, dict) or set(override) != _OVERRIDE_KEYS:
+            return f"override {number} must hold exactly {sorted(_OVERRIDE_KEYS)}"
+        times = [_aware_datetime(override[key]) for key in ("recurrence_id", "start", "end")]
+        if any(value is None for value in times):
+            return f"override {number}: times must be ISO 8601 date-times with a UTC offset"
+        if times[2] <= times[1]:
+            return f"override {number} must end after it starts"
+    return None
+
+
+def _item_problem(data: Any) -> str | None:
+    if not isinstance(data, dict):
+        return "an item must be a JSON object"
+    kind = data.get("kind")
+    if kind not in KINDS:
+        return f"kind must be one of {list(KINDS)}, got {kind!r}"
+    allowed = _TASK_KEYS if kind == "task" else _EVENT_KEYS
+    unknown = sorted(set(data) - allowed)
+    if unknown:
+        return f"unknown fields {unknown} for a {kind}"
+    for key in ("uid", "collection", "title"):
+        if not _nonempty(data, key):
+            return f"{key} must be a non-empty string"
+    if kind == "task":
+        due = data.get("due")
+        if due is not None and not _date_or_aware(due):
+            return f"due must be an ISO 8601 date or a date-time with a UTC offset, got {due!r}"
+        return None
+    return _event_problem(data)
+
+
+def _reference_problem(data: Any, kinds: dict[str, str]) -> str | None:
+    if not isinstance(data, dict):
+        return "a reference must be a JSON object"
+    missing = sorted(_REFERENCE_KEYS - set(data))
+    unknown = sorted(set(data) - _REFERENCE_KEYS - _REFERENCE_OPTIONAL)
+    if missing:
+        return f"missing fields {missing}"
+    if unknown:
+        return f"unknown fields {unknown}"
+    for key in ("id", "text", "category"):
+        if not _nonempty(data, key):
+            return f"{key} must be a non-empty string"
+    kind = data["kind"]
+    if kind not in KINDS:
+        return f"kind must be one of {list(KINDS)}, got {kind!r}"
+    expected = data["expected"]
+    if not isinstance(expected, list) or not all(isinstance(uid, str) for uid in expected):
+        return "expected must be a list of UIDs ([] for a reference to nothing)"
+    if len(set(expected)) != len(expected):
+        return "expected repeats a UID"
+    for uid in expected:
+        if uid not in kinds:
+            return f"expected names {uid!r}, which is not in items.jsonl"
+        if kinds[uid] != kind:
+            return f"expected names {uid!r}, which is {_ARTICLE[kinds[uid]]}, for {_ARTICLE[kind]} reference"
+    if "expected_occurrence_start" in data:
+        if kind != "event" or len(expected) != 1:
+            return "expected_occurrence_start is for an event reference naming exactly one item"
+        if _aware_datetime(data["expected_occurrence_start"]) is None:
+            return "expected_occurrence_start must be an ISO 8601 date-time with a UTC offset"
+    for key in ("split", "note"):
+        if key in data and not isinstance(data[key], str):
+            return f"{key} must be a string"
+    return None
+
+
+def _jsonl_records(path: Path, raw: bytes) -> list[tuple[int, Any]]:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise CaseFileError(path, None, f"not UTF-8 ({err.reason})") from err
+    records = []
+    for line_number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            records.append((line_number, json.loads(line)))
+        except json.JSONDecodeError as err:
+            raise CaseFileError(path, line_number, f"not valid JSON ({err.msg})") from err
+    return records
+
+
+def calendar_set_digest(files: dict[str, bytes]) -> str:
+    """sha256 over the three files, each as its name, its length and its bytes: one set, one digest."""
+    digest = hashlib.sha256()
+    for name in CALENDAR_FILES:
+        data = files[name]
+        digest.update(f"{name}\0{len(data)}\0".encode("ascii"))
+        digest.update(data)
+    return digest.hexdigest()
+
+
+def load_calendar_set(root: Path | str) -> tuple[CalendarSet, list[CalendarCase]]:
+    """A calendar set directory: its calendar and its references, checked line by line.
+
+    Raises CaseFileError (an InvalidEvaluation) naming the file and line of the first problem.
+    """
+    root = Path(root)
+    files = {name: _read_limited(root / name) for name in CALENDAR_FILES}
+    meta_path = root / META_FILE
+    try:
+        meta_data = json.loads(files[META_FILE].decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise CaseFileError(meta_path, None, f"not valid JSON ({err})") from err
+    problem = _meta_problem(meta_data)
+    if problem:
+        raise CaseFileError(meta_path, None, problem)
+    meta = CalendarMeta(now=datetime.fromisoformat(meta_data["now"]), time_zone=meta_data["time_zone"],
+                        horizon_days=meta_data["horizon_days"])
+
+    items_path = root / ITEMS_FILE
+    items: list[dict[str, Any]] = []
+    kinds: dict[str, str] = {}
+    first_seen: dict[str, int] = {}
+    for line_number, data in _jsonl_records(items_path, files[ITEMS_FILE]):
+        problem = _item_problem(data)
+        if problem:
+            raise CaseFileError(items_path, line_number, problem)
+        if data["uid"] in first_seen:
+            raise CaseFileError(items_path, line_number,
+                                f"uid {data['uid']!r} is already used on line {first_seen[data['uid']]}")
+        first_seen[data["uid"]] = line_number
+        kinds[data["uid"]] = data["kind"]
+        items.append(data)
+    if not items:
+        raise CaseFileError(items_path, None, "the file holds no items")
+    calendar = CalendarSet(root=root, meta=meta, items=tuple(items), digest=calendar_set_digest(files))
+
+    references_path = root / REFERENCES_FILE
+    cases: list[CalendarCase] = []
+    first_seen = {}
+    for line_number, data in _jsonl_records(references_path, files[REFERENCES_FILE]):
+        problem = _reference_problem(data, kinds)
+        if problem:
+            raise CaseFileError(references_path, line_number, problem)
+        if data["id"] in first_seen:
+            raise CaseFileError(references_path, line_number,
+                                f"id {data['id']!r} is already used on line {first_seen[data['id']]}")
+        first_seen[data["id"]] = line_number
+        occurrence = data.get("expected_occurrence_start")
+        cases.append(CalendarCase(
+            id=data["id"], reference=data["text"], kind=data["kind"], expected=tuple(data["expected"]),
+            expected_occurrence_start=datetime.fromisoformat(occurrence) if occurrence else None,
+            category=data["category"], split=data.get("split"), tags=(data["category"],), calendar=calendar,
+        ))
+    if not cases:
+        raise CaseFileError(references_path, None, "the file holds no references")
+    return calendar, cases
+
+
+def load_case_set(path: Path | str) -> CaseSet:
+    """A case set of either format: a directory is a calendar set, a file is JSON Lines cases."""
+    path = Path(path)
+    if path.is_dir():
+        calendar, calendar_cases = load_calendar_set(path)
+        return CaseSet(path=path, format="calendar", cases=tuple(calendar_cases), digest=calendar.digest,
+                       calendar=calendar)
+    if not path.is_file():
+        raise InvalidEvaluation(f"--cases {path}: no such file or directory")
+    return CaseSet(path=path, format="jsonl", cases=tuple(load_cases(path)), digest=cases_digest(path))

@@ -4,22 +4,24 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from resolver.evaluation.metrics import DEFAULT_ALPHA, DEFAULT_DELTA
+
 MAX_CONCURRENCY = 32
 
 
 @dataclass(frozen=True)
 class RunOptions:
-    target_risk: float
-    min_coverage: float
     margin: float
+    alpha: float = DEFAULT_ALPHA  # the risk certified: errors among the references resolved
+    delta: float = DEFAULT_DELTA  # the chance the certificate is wrong
     concurrency: int = 4
 
     def problems(self) -> list[str]:
         found = []
-        if not (math.isfinite(self.target_risk) and 0.0 < self.target_risk < 1.0):
-            found.append("--target-risk must be between 0 and 1 (exclusive)")
-        if not (math.isfinite(self.min_coverage) and 0.0 < self.min_coverage <= 1.0):
-            found.append("--min-coverage must be above 0 and at most 1")
+        if not (math.isfinite(self.alpha) and 0.0 < self.alpha < 1.0):
+            found.append("--alpha must be between 0 and 1 (exclusive)")
+        if not (math.isfinite(self.delta) and 0.0 < self.delta < 1.0):
+            found.append("--delta must be between 0 and 1 (exclusive)")
         if not (math.isfinite(self.margin) and 0.0 <= self.margin < 1.0):
             found.append("--margin must be at least 0 and below 1")
         if not 1 <= self.concurrency <= MAX_CONCURRENCY:

@@ -1,8 +1,10 @@
-"""Store an evaluation's recommendation as an inactive `ApprovedThreshold`.
+"""Store an evaluation's certificate as an inactive `ApprovedThreshold`.
 
-A proposal carries its evidence (counts, risk, bound, coverage, the case set's
-digest, the plot) so the operator approving it in the admin sees what earned
-it. It is never active: only the admin's approve action activates a row.
+A proposal carries its evidence (the whole certificate: alpha, delta, the
+threshold, n accepted, k errors, coverage, p-value, the fixed sequence, the
+case set's digest; and the plot) so the operator approving it sees what
+earned it. It is never active: only an approval (the admin's action, or
+`manage.py thresholds approve`) activates a row.
 """
 from __future__ import annotations
 
@@ -12,7 +14,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from resolver.evaluation.metrics import CONFIDENCE
 from resolver.evaluation.runner import EvaluationResult, InvalidEvaluation
 from resolver.models import ApprovedThreshold
 
@@ -40,42 +41,35 @@ def check_margin_in_force(*, margin: float, in_force: float) -> None:
         )
 
 
-def _point_at(report: Mapping[str, Any], threshold: float) -> Mapping[str, Any]:
-    for point in report["points"]:
-        if point["threshold"] == threshold:
-            return point
-    raise ValueError(f"the report has no point at {threshold!r}")
-
-
 def evidence_for(report: Mapping[str, Any]) -> dict[str, Any]:
-    """The recommended point and everything that ties it to one question, model, wording and case set."""
+    """The certificate and everything that ties it to one question, model, fingerprint and case set."""
     meta = report["meta"]
-    recommendation = report["recommendation"]
-    threshold = recommendation["threshold"]
-    point = _point_at(report, threshold)
+    certificate = report["certificate"]
+    n, k = certificate["n"], certificate["k"]
     return {
         "question": meta["question"],
         "model": meta["model"],
         "model_requested": meta.get("model_requested"),
+        "scorer": meta.get("scorer"),
         "fingerprint": meta["fingerprint"],
         "backend": meta.get("backend", "jev"),
         "probability_source": meta.get("probability_source", "service"),
-        "threshold": threshold,
+        "threshold": certificate["threshold"],
         "cases_file": meta.get("cases_file"),
+        "cases_format": meta.get("cases_format", "jsonl"),
         "cases_digest": meta["cases_digest"],
-        "cases": meta["case_count"],
-        "admitted": point["admitted"],
-        "errors": point["errors"],
-        "no_match_resolved": point["no_match_resolved"],
-        "coverage": point["coverage"],
-        "risk": point["risk"],
-        "risk_upper_bound": point["risk_upper"],
-        "confidence": CONFIDENCE,
-        "admitted_accuracy": 1.0 - point["risk"],
-        "target_risk": recommendation["target_risk"],
-        "min_coverage": recommendation["min_coverage"],
+        "case_count": meta["case_count"],
+        "n": n,
+        "k": k,
+        "coverage": certificate["coverage"],
+        "risk": k / n,
+        "risk_upper_bound": certificate["risk_upper"],
+        "admitted_accuracy": 1.0 - k / n,
+        "alpha": certificate["alpha"],
+        "delta": certificate["delta"],
+        "p_value": certificate["p_value"],
         "margin": meta["margin"],
-        "reason": recommendation["reason"],
+        "certificate": dict(certificate),
         "accuracy_by_tag": report["by_tag"],
         "generated_at": meta["generated_at"],
         "report_version": report["report_version"],
@@ -83,24 +77,27 @@ def evidence_for(report: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def propose_threshold(*, result: EvaluationResult) -> Proposal | None:
-    """Store the recommendation as an inactive row; None when there is nothing to propose.
+    """Store the certificate as an inactive row; None when nothing is certified.
 
     Running the same evaluation twice does not store a second copy: an
-    identical inactive proposal (same question, model, wording, threshold and
-    case set) is returned instead.
+    identical inactive proposal (same question, model, fingerprint, threshold,
+    case set, margin, alpha and delta) is returned instead.
     """
     report = result.report
-    if not result.complete or report["recommendation"]["threshold"] is None:
+    if not result.complete or not report["certificate"]["certified"]:
         return None
     evidence = evidence_for(report)
     existing = ApprovedThreshold.objects.filter(
         active=False,
         question=evidence["question"],
+        backend=evidence["backend"],
         model=evidence["model"],
         fingerprint=evidence["fingerprint"],
         threshold=evidence["threshold"],
         evidence__cases_digest=evidence["cases_digest"],
         evidence__margin=evidence["margin"],
+        evidence__alpha=evidence["alpha"],
+        evidence__delta=evidence["delta"],
     ).first()
     if existing is not None:
         return Proposal(row=existing, created=False)
@@ -111,7 +108,7 @@ def propose_threshold(*, result: EvaluationResult) -> Proposal | None:
         backend=evidence["backend"],
         probability_source=evidence["probability_source"],
         threshold=evidence["threshold"],
-        cases=evidence["cases"],
+        cases=evidence["n"],
         admitted_accuracy=evidence["admitted_accuracy"],
         coverage=evidence["coverage"],
         risk_upper_bound=evidence["risk_upper_bound"],

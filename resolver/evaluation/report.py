@@ -2,10 +2,11 @@
 
 `write_report` writes three files into one directory:
 
-- `report.json`: every threshold point, the recommendation, accuracy by tag and
-  the meta data that ties the numbers to one question, model, prompt
-  fingerprint and case set;
-- `risk_coverage.png`: risk and its upper bound against coverage;
+- `report.json`: the certificate (or why there is none), the risk-coverage
+  curve (every threshold of the grid), accuracy by tag and the meta data that
+  ties the numbers to one question, model, fingerprint and case set;
+- `risk_coverage.png`: risk and its upper bound against coverage, the certified
+  point and alpha;
 - `summary.md`: the short version, also returned by `render_summary` for
   printing.
 
@@ -24,9 +25,9 @@ from typing import Any
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from resolver.evaluation.metrics import CONFIDENCE, Recommendation, TagAccuracy, ThresholdPoint
+from resolver.evaluation.metrics import Certificate, TagAccuracy, ThresholdPoint
 
-REPORT_VERSION = 1
+REPORT_VERSION = 2
 REPORT_FILE = "report.json"
 PLOT_FILE = "risk_coverage.png"
 SUMMARY_FILE = "summary.md"
@@ -36,17 +37,29 @@ SUMMARY_THRESHOLDS = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
 REQUIRED_META = ("question", "model", "fingerprint", "cases_digest", "case_count", "margin")
 
 METHOD = {
-    "admitted": (
-        "top option is a candidate number, top probability >= threshold, "
-        "and top probability - runner-up probability >= margin (a tie never passes): "
-        "the rule the pipeline applies when it resolves on confidence"
+    "accepted": (
+        "the top option is an item (not no_match), its probability is >= the threshold, it is not tied "
+        "with the runner-up and leads it by at least the margin: the rule the pipeline applies when it "
+        "resolves on confidence (margin 0 keeps only the tie rule)"
     ),
-    "risk": "errors / admitted; an admitted no_match case is always an error",
+    "error": (
+        "an accepted case that is wrong: a wrong item, a wrong occurrence, an item for a reference that "
+        "names several, or any item for a reference to nothing"
+    ),
+    "risk": "errors / accepted",
     "risk_upper": (
-        f"upper limit of the two-sided {CONFIDENCE:.0%} Clopper-Pearson interval on risk: "
-        "Beta.ppf(0.975, errors + 1, admitted - errors); 1.0 when every admitted case is an error"
+        "one-sided Clopper-Pearson upper bound on risk at confidence 1 - delta: "
+        "Beta.ppf(1 - delta, errors + 1, accepted - errors); 1.0 when every accepted case is an error; "
+        "it is <= alpha exactly when the threshold's p-value is <= delta"
     ),
-    "recommendation": "the smallest threshold with risk_upper <= target_risk and coverage >= min_coverage",
+    "p_value": "P(Binomial(accepted, alpha) <= errors): the exact p-value of 'risk > alpha'",
+    "certificate": (
+        "fixed-sequence Learn-then-Test: thresholds 1.00, 0.99, ..., 0.00, fixed before any label is read, "
+        "tested from the most conservative down; a threshold accepting fewer than required_n cases cannot be "
+        "rejected whatever its labels and is passed over; 'risk > alpha' is rejected when p_value <= delta; "
+        "the sequence stops at the first threshold not rejected; the certified threshold is the lowest "
+        "rejected one: with probability >= 1 - delta its risk is at most alpha"
+    ),
 }
 
 
@@ -54,10 +67,18 @@ def _plain(value: Any) -> Any:
     return asdict(value) if is_dataclass(value) and not isinstance(value, type) else dict(value)
 
 
+def certificate_dict(certificate: Certificate) -> dict[str, Any]:
+    """The certificate as JSON: every field, the steps as `sequence`, and `certified`."""
+    plain = asdict(certificate)
+    plain["sequence"] = list(plain.pop("steps"))  # a list, as JSON reads it back
+    plain["certified"] = certificate.certified
+    return plain
+
+
 def build_report(
     *,
     points: Sequence[ThresholdPoint],
-    recommendation: Recommendation,
+    certificate: Certificate,
     by_tag: Mapping[str, TagAccuracy],
     meta: Mapping[str, Any],
 ) -> dict[str, Any]:
@@ -65,22 +86,22 @@ def build_report(
     missing = [key for key in REQUIRED_META if meta.get(key) in (None, "")]
     if missing:
         raise ValueError(f"report meta is missing {missing}")
-    # The recommendation is the source of truth for the targets it was made for.
-    for key in ("target_risk", "min_coverage"):
+    # The certificate is the source of truth for the levels it was made at.
+    for key in ("alpha", "delta"):
         given = meta.get(key)
-        if given is not None and given != getattr(recommendation, key):
-            raise ValueError(f"meta {key}={given!r} differs from the recommendation's {getattr(recommendation, key)!r}")
+        if given is not None and given != getattr(certificate, key):
+            raise ValueError(f"meta {key}={given!r} differs from the certificate's {getattr(certificate, key)!r}")
     full_meta = {
         **meta,
-        "target_risk": recommendation.target_risk,
-        "min_coverage": recommendation.min_coverage,
+        "alpha": certificate.alpha,
+        "delta": certificate.delta,
         "generated_at": meta.get("generated_at") or datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
     return {
         "report_version": REPORT_VERSION,
         "meta": full_meta,
         "method": dict(METHOD),
-        "recommendation": _plain(recommendation),
+        "certificate": certificate_dict(certificate),
         "points": [_plain(point) for point in points],
         "by_tag": {tag: _plain(accuracy) for tag, accuracy in by_tag.items()},
     }
@@ -90,12 +111,12 @@ def write_report(
     out_dir: Path | str,
     *,
     points: Sequence[ThresholdPoint],
-    recommendation: Recommendation,
+    certificate: Certificate,
     by_tag: Mapping[str, TagAccuracy],
     meta: Mapping[str, Any],
 ) -> dict[str, Any]:
     """Write report.json, risk_coverage.png and summary.md; return the report dict."""
-    report = build_report(points=points, recommendation=recommendation, by_tag=by_tag, meta=meta)
+    report = build_report(points=points, certificate=certificate, by_tag=by_tag, meta=meta)
     directory = Path(out_dir)
     directory.mkdir(parents=True, exist_ok=True)
     (directory / REPORT_FILE).write_text(
@@ -107,25 +128,24 @@ def write_report(
 
 
 def plot_risk_coverage(report: Mapping[str, Any], path: Path | str) -> None:
-    """Risk and its upper bound against coverage, the target, the recommended point."""
+    """Risk and its upper bound against coverage, alpha, the certified point."""
     # A bare Figure on the Agg canvas: no pyplot, so no global backend switch
     # and no figure left open in a long-running process.
     figure = Figure(figsize=(8, 5), dpi=100)
     FigureCanvasAgg(figure)
     axes = figure.add_subplot()
+    certificate = report["certificate"]
     shown = sorted((p for p in report["points"] if p["admitted"]), key=lambda p: (p["coverage"], -p["threshold"]))
     coverage = [p["coverage"] * 100 for p in shown]
-    axes.plot(coverage, [p["risk"] * 100 for p in shown], marker=".", label="risk (errors / admitted)")
+    axes.plot(coverage, [p["risk"] * 100 for p in shown], marker=".", label="risk (errors / accepted)")
     axes.plot(
         coverage,
         [p["risk_upper"] * 100 for p in shown],
         linestyle="--",
-        label=f"upper bound ({CONFIDENCE:.0%} Clopper-Pearson)",
+        label=f"upper bound (Clopper-Pearson, {1 - certificate['delta']:.0%})",
     )
-    target = report["recommendation"]["target_risk"] * 100
-    axes.axhline(target, color="tab:red", linewidth=1, label=f"target risk {target:.1f}%")
-    min_coverage = report["recommendation"]["min_coverage"] * 100
-    axes.axvline(min_coverage, color="grey", linewidth=1, linestyle=":", label=f"minimum coverage {min_coverage:.0f}%")
+    alpha = certificate["alpha"] * 100
+    axes.axhline(alpha, color="tab:red", linewidth=1, label=f"alpha {alpha:.1f}%")
     # Label a few thresholds on the risk curve so coverage can be read back
     # to the number an operator would approve.
     for threshold in SUMMARY_THRESHOLDS:
@@ -140,7 +160,7 @@ def plot_risk_coverage(report: Mapping[str, Any], path: Path | str) -> None:
                 fontsize=8,
                 color="dimgrey",
             )
-    chosen = _point_at(report, report["recommendation"]["threshold"])
+    chosen = _point_at(report, certificate["threshold"])
     if chosen is not None and chosen["risk_upper"] is not None:
         axes.plot(
             [chosen["coverage"] * 100],
@@ -149,12 +169,12 @@ def plot_risk_coverage(report: Mapping[str, Any], path: Path | str) -> None:
             markersize=9,
             color="tab:green",
             linestyle="none",
-            label=f"recommended threshold {chosen['threshold']:.2f}",
+            label=f"certified threshold {chosen['threshold']:.2f}",
         )
-    # The interesting region is near the target; a bound of 100% at tiny
-    # coverage would otherwise squash it flat.
+    # The interesting region is near alpha; a bound of 100% at tiny coverage
+    # would otherwise squash it flat.
     risks = [p["risk"] * 100 for p in shown]
-    top = min(100.0, max([target * 3, *(r * 1.3 for r in risks)]))
+    top = min(100.0, max([alpha * 3, *(r * 1.3 for r in risks)]))
     axes.set_ylim(0, max(top, 1.0))
     axes.set_xlim(0, 100)
     axes.set_xlabel("coverage (% of cases resolved without asking); grey labels: thresholds")
@@ -180,53 +200,91 @@ def _percent(value: float | None) -> str:
     return "–" if value is None else f"{value * 100:.1f}%"
 
 
+def _first_failure(certificate: Mapping[str, Any]) -> float | None:
+    for step in certificate.get("sequence") or ():
+        if step["outcome"] == "not_rejected":
+            return step["threshold"]
+    return None
+
+
+def render_certificate(report: Mapping[str, Any]) -> list[str]:
+    """The certificate block of the summary: what is certified, with its evidence, or why nothing is."""
+    meta = report["meta"]
+    certificate = report["certificate"]
+    alpha, delta = certificate["alpha"], certificate["delta"]
+    unanswered = meta.get("unanswered") or 0
+    lines = ["## Certificate", ""]
+    if unanswered:
+        lines.append(f"**Not certified: the run is incomplete.** {_sentence(certificate['refusal'])}")
+    elif not certificate["certified"]:
+        lines.append(f"**Not certified.** {_sentence(certificate['refusal'])}")
+    else:
+        lines.append(
+            f"**Certified threshold {certificate['threshold']:.2f}.** With probability at least "
+            f"{1 - delta:.0%}, at most {_percent(alpha)} of the references resolved at this threshold are wrong."
+        )
+    lines += [
+        "",
+        f"- alpha (risk certified): {alpha:g}; delta: {delta:g}; margin: {certificate['margin']:.2f}",
+        f"- Sample size needed at zero errors: {certificate['required_n']}",
+    ]
+    if certificate["certified"]:
+        lines += [
+            f"- Threshold: {certificate['threshold']:.2f}",
+            f"- Accepted (n): {certificate['n']} of {certificate['total']} cases "
+            f"(coverage {_percent(certificate['coverage'])}); errors (k): {certificate['k']}",
+            f"- p-value: {certificate['p_value']:.4g} <= {delta:g}; "
+            f"upper bound on risk ({1 - delta:.0%}): {_percent(certificate['risk_upper'])}",
+        ]
+    lines += [
+        f"- Model: `{certificate['model']}`",
+        f"- Fingerprint: `{certificate['fingerprint']}`",
+        f"- Cases digest: `{certificate['cases_digest']}`",
+    ]
+    return lines
+
+
 def render_summary(report: Mapping[str, Any]) -> str:
     """A short Markdown summary of a report dict."""
     meta = report["meta"]
-    recommendation = report["recommendation"]
+    certificate = report["certificate"]
     lines = [
         "# Reference match evaluation",
         "",
         f"- Question: `{meta['question']}`",
-        f"- Model: `{meta['model']}`",
-        f"- Prompt fingerprint: `{meta['fingerprint']}`",
+        f"- Model: `{meta['model']}`" + (f" (backend {meta['backend']})" if meta.get("backend") else ""),
+        f"- Fingerprint: `{meta['fingerprint']}`",
         f"- Cases: {meta['case_count']} (sha256 `{meta['cases_digest']}`)",
-        f"- Margin: {meta['margin']:.2f}; target risk: {_percent(recommendation['target_risk'])}; "
-        f"minimum coverage: {_percent(recommendation['min_coverage'])}",
-        f"- Generated at: {meta['generated_at']}",
+        f"- Margin: {meta['margin']:.2f}; alpha: {certificate['alpha']:g}; delta: {certificate['delta']:g}",
     ]
-    # Only the evaluation command's reports count answers; an incomplete run
-    # must not read as "no threshold qualifies".
-    unanswered = meta.get("unanswered") or 0
+    # Only the judges' runs count answers; an incomplete run must not read as
+    # "nothing certified".
     if "answered" in meta:
-        lines.insert(-1, f"- Answered: {meta['answered']} of {meta['case_count']}; unanswered: {unanswered}")
-    lines += ["", "## Recommendation", ""]
-    if unanswered:
-        lines.append(f"**No recommendation: the run is incomplete.** {_sentence(recommendation['reason'])}")
-    elif recommendation["threshold"] is None:
-        # The reason already opens with "no threshold qualifies: ..."; say it once.
-        reason = recommendation["reason"].removeprefix("no threshold qualifies: ")
-        lines.append(f"**No threshold qualifies.** {_sentence(reason)}")
-    else:
-        lines.append(f"**Threshold {recommendation['threshold']:.2f}.** {_sentence(recommendation['reason'])}")
+        lines.append(f"- Answered: {meta['answered']} of {meta['case_count']}; unanswered: {meta.get('unanswered') or 0}")
+    lines += [f"- Generated at: {meta['generated_at']}", ""]
+    lines += render_certificate(report)
+    upper = f"upper bound ({1 - certificate['delta']:.0%})"
     lines += [
         "",
-        "## Selected thresholds",
+        "## Risk-coverage curve (selected thresholds; every one is in report.json)",
         "",
-        f"| threshold | coverage | risk | upper bound ({CONFIDENCE:.0%}) | admitted | errors | no_match resolved |",
+        f"| threshold | coverage | n | k | risk | {upper} | no_match resolved |",
         "|---:|---:|---:|---:|---:|---:|---:|",
     ]
+    failed = _first_failure(certificate)
     wanted = set(SUMMARY_THRESHOLDS)
-    if recommendation["threshold"] is not None:
-        wanted.add(recommendation["threshold"])
+    for threshold in (certificate["threshold"], failed):
+        if threshold is not None:
+            wanted.add(threshold)
     for threshold in sorted(wanted):
         point = _point_at(report, threshold)
         if point is None:
             continue
-        marker = " (recommended)" if threshold == recommendation["threshold"] else ""
+        marker = (" (certified)" if threshold == certificate["threshold"]
+                  else " (first failure)" if threshold == failed else "")
         lines.append(
-            f"| {point['threshold']:.2f}{marker} | {_percent(point['coverage'])} | {_percent(point['risk'])} "
-            f"| {_percent(point['risk_upper'])} | {point['admitted']} | {point['errors']} "
+            f"| {point['threshold']:.2f}{marker} | {_percent(point['coverage'])} | {point['admitted']} "
+            f"| {point['errors']} | {_percent(point['risk'])} | {_percent(point['risk_upper'])} "
             f"| {point['no_match_resolved']} |"
         )
     lines += [

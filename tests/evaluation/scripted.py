@@ -20,7 +20,8 @@ every admitted case clears the 0.1 margin.
    k     2          2 (0.50, 2nd 0.45)  yes      never: lead 0.05 < margin
    l     1          2 (0.40, 2nd 0.35)  NO       never: lead 0.05 < margin
 
-Threshold points (12 cases), upper = 95% Clopper-Pearson upper limit:
+Threshold points (12 cases), upper = one-sided Clopper-Pearson bound at
+1 - delta with delta 0.025 (the two-sided 95% interval's upper limit):
 
    thresholds    admitted         coverage  errors  risk   upper
    0.00 - 0.66   a-i   9          75.0%     2 (g,i) 2/9    0.6001
@@ -34,10 +35,14 @@ Threshold points (12 cases), upper = 95% Clopper-Pearson upper limit:
    0.96 - 0.97   a     1
    0.98 - 1.00   -     0          0.0%            risk and upper: none
 
-With target risk 0.46 and minimum coverage 0.5, the thresholds with enough
-coverage are 0.00 - 0.83; the first whose upper bound is <= 0.46 is 0.79
-(0.4593): the recommendation. With target risk 0.45 none qualifies (the best
-bound at >= 50% coverage is 0.4593).
+The certificate at alpha 0.46, delta 0.025: a threshold needs at least 6
+accepted cases (0.54^5 = 0.0459 > 0.025 >= 0.54^6 = 0.0248), so 1.00 - 0.84
+are passed over; 0.83 - 0.79 (6 accepted, no error) have p-value
+0.54^6 = 0.0248 <= 0.025 and are rejected; 0.78 (7 accepted, 1 error) has
+p-value 0.54^7 + 7 * 0.46 * 0.54^6 = 0.0933 > 0.025: the sequence stops, and
+0.79 is certified. At alpha 0.45 a threshold needs 7 (0.55^7 = 0.0152), the
+first tested is 0.78 with p-value 0.55^7 + 7 * 0.45 * 0.55^6 = 0.1024:
+nothing is certified.
 
 Accuracy of the top option by tag: all 9/12 (g, i, l wrong); typo (a, g, l)
 1/3; paraphrase (b, c, k) 3/3; no_match (i, j) 1/2; partial (d, e, f, h) 4/4.
@@ -74,9 +79,9 @@ HAND_SET: list[tuple[str, str, int | str, list[str], tuple[Any, ...]]] = [
     ("l", "dntst", 1, ["typo"], ("2", 0.40, 0.35)),
 ]
 ANSWERS = {reference: answer for _, reference, _, _, answer in HAND_SET}
-RECOMMENDED = 0.79
-TARGET_RISK = "0.46"
-MIN_COVERAGE = "0.5"
+CERTIFIED = 0.79
+ALPHA = "0.46"
+DELTA = "0.025"
 
 # threshold -> (admitted, errors, no_match_resolved, risk upper bound)
 EXPECTED_POINTS: dict[float, tuple[int, int, int, float | None]] = {

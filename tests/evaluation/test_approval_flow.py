@@ -1,7 +1,7 @@
 """Issue 7 end to end: evaluate, propose, approve in the admin, resolve on confidence.
 
 The evaluation runs against the loopback contract server answering the
-hand-computed set (tests/evaluation/scripted.py: recommended threshold 0.79);
+hand-computed set (tests/evaluation/scripted.py: certified threshold 0.79);
 resolution goes through `POST /v1/resolve` against the test Radicale, with the
 same contract server (same reported model) answering the live question.
 """
@@ -27,9 +27,9 @@ from resolver.domain.judgment import QUESTION_ID, question_fingerprint
 from resolver.evaluation.runner import EXIT_INCOMPLETE, EXIT_INVALID
 from resolver.models import ApprovedThreshold
 from tests.evaluation.scripted import (
-    MIN_COVERAGE,
-    RECOMMENDED,
-    TARGET_RISK,
+    ALPHA,
+    CERTIFIED,
+    DELTA,
     fresh_jev_session,
     hand_set_responder,
     read_report,
@@ -80,8 +80,8 @@ def operator() -> Client:
 
 
 def propose(cases: Path, out: Path, *extra: str) -> tuple[int, str, str]:
-    return run_command("--cases", str(cases), "--out", str(out), "--target-risk", TARGET_RISK,
-                       "--min-coverage", MIN_COVERAGE, "--propose", *extra)
+    return run_command("--cases", str(cases), "--out", str(out), "--alpha", ALPHA,
+                       "--delta", DELTA, "--propose", *extra)
 
 
 def approve_in_admin(client: Client, row: ApprovedThreshold) -> list[tuple[str, str]]:
@@ -110,17 +110,21 @@ def test_propose__stores_an_inactive_threshold_with_its_evidence(configured, jev
     assert f"proposed threshold #{row.pk}: 0.79 for {DEFAULT_MODEL}" in stderr
     assert (row.active, row.approved_by, row.approved_at) == (False, None, None)
     assert (row.question, row.model, row.fingerprint) == (QUESTION_ID, DEFAULT_MODEL, question_fingerprint())
-    # The hand-computed point at 0.79: 6 of 12 admitted, no error.
-    assert (row.threshold, row.cases, row.coverage, row.admitted_accuracy) == (RECOMMENDED, 12, 0.5, 1.0)
+    # The hand-computed certificate at 0.79: 6 of 12 accepted, no error.
+    assert (row.threshold, row.cases, row.coverage, row.admitted_accuracy) == (CERTIFIED, 6, 0.5, 1.0)
     assert row.risk_upper_bound == pytest.approx(1 - 0.025 ** (1 / 6))
+    assert row.backend == "jev"
     assert bytes(row.plot_png) == (out / "risk_coverage.png").read_bytes()
     assert bytes(row.plot_png).startswith(b"\x89PNG\r\n\x1a\n")
     evidence = row.evidence
     assert evidence["cases_digest"] == hashlib.sha256(cases.read_bytes()).hexdigest()
-    assert (evidence["admitted"], evidence["errors"], evidence["no_match_resolved"]) == (6, 0, 0)
+    assert (evidence["n"], evidence["k"], evidence["case_count"]) == (6, 0, 12)
     assert (evidence["risk"], evidence["admitted_accuracy"], evidence["coverage"]) == (0.0, 1.0, 0.5)
     assert evidence["risk_upper_bound"] == row.risk_upper_bound
-    assert (evidence["target_risk"], evidence["min_coverage"], evidence["margin"]) == (0.46, 0.5, 0.1)
+    assert (evidence["alpha"], evidence["delta"], evidence["margin"]) == (0.46, 0.025, 0.1)
+    assert evidence["p_value"] == pytest.approx(0.54 ** 6, rel=1e-9)
+    # The whole certificate, as the report holds it.
+    assert evidence["certificate"] == read_report(out)["certificate"]
     assert (evidence["model"], evidence["fingerprint"]) == (row.model, row.fingerprint)
     assert evidence["generated_at"] == read_report(out)["meta"]["generated_at"]
     assert evidence["accuracy_by_tag"]["all"] == {"cases": 12, "correct": 9, "accuracy": 0.75}
@@ -134,11 +138,11 @@ def test_propose__an_identical_second_run_adds_nothing(configured, jev, cases, t
     assert "an identical proposal is already stored" in stderr
 
 
-def test_propose__nothing_when_no_threshold_qualifies(configured, jev, cases, tmp_path) -> None:
-    code, stdout, stderr = propose(cases, tmp_path / "out", "--target-risk", "0.45")
+def test_propose__nothing_when_nothing_is_certified(configured, jev, cases, tmp_path) -> None:
+    code, stdout, stderr = propose(cases, tmp_path / "out", "--alpha", "0.45")
     assert code == 0
-    assert "**No threshold qualifies.**" in stdout
-    assert "no threshold qualifies: nothing proposed." in stderr
+    assert "**Not certified.**" in stdout
+    assert "nothing certified: nothing proposed." in stderr
     assert not ApprovedThreshold.objects.exists()
 
 

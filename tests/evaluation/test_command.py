@@ -24,12 +24,12 @@ from resolver.evaluation.runner import (
     question_for,
 )
 from tests.evaluation.scripted import (
+    ALPHA,
+    CERTIFIED,
+    DELTA,
     EXPECTED_BY_TAG,
     EXPECTED_POINTS,
     HAND_SET,
-    MIN_COVERAGE,
-    RECOMMENDED,
-    TARGET_RISK,
     case_line,
     fresh_jev_session,
     hand_set_responder,
@@ -61,8 +61,8 @@ def out(tmp_path: Path) -> Path:
 
 
 def evaluate(cases: Path, out: Path, *extra: str) -> tuple[int, str, str]:
-    return run_command("--cases", str(cases), "--out", str(out), "--target-risk", TARGET_RISK,
-                       "--min-coverage", MIN_COVERAGE, *extra)
+    return run_command("--cases", str(cases), "--out", str(out), "--alpha", ALPHA,
+                       "--delta", DELTA, *extra)
 
 
 def answer_lines(out: Path) -> list[dict]:
@@ -76,7 +76,7 @@ def answer_lines(out: Path) -> list[dict]:
     return records
 
 
-# -- metrics and recommendation --------------------------------------------------------
+# -- metrics and certificate -----------------------------------------------------------
 
 def test_command__metrics_match_the_hand_computation(jev, cases, out) -> None:
     code, stdout, stderr = evaluate(cases, out)
@@ -95,16 +95,23 @@ def test_command__metrics_match_the_hand_computation(jev, cases, out) -> None:
     assert {tag: (a["cases"], a["correct"]) for tag, a in report["by_tag"].items()} == EXPECTED_BY_TAG
 
 
-def test_command__recommends_the_hand_computed_threshold(jev, cases, out) -> None:
+def test_command__certifies_the_hand_computed_threshold(jev, cases, out) -> None:
     code, stdout, _ = evaluate(cases, out)
     report = read_report(out)
     assert code == 0
-    assert report["recommendation"]["threshold"] == RECOMMENDED
-    assert (report["recommendation"]["target_risk"], report["recommendation"]["min_coverage"]) == (0.46, 0.5)
+    certificate = report["certificate"]
+    assert certificate["threshold"] == CERTIFIED
+    assert (certificate["alpha"], certificate["delta"], certificate["n"], certificate["k"]) == (0.46, 0.025, 6, 0)
+    assert certificate["p_value"] == pytest.approx(0.54 ** 6, rel=1e-9)
+    assert [(s["threshold"], s["outcome"]) for s in certificate["sequence"][-7:]] == [
+        (0.84, "passed_over"), (0.83, "rejected"), (0.82, "rejected"), (0.81, "rejected"), (0.8, "rejected"),
+        (0.79, "rejected"), (0.78, "not_rejected")]
+    assert certificate["sequence"][-1]["p_value"] == pytest.approx(0.54 ** 7 + 7 * 0.46 * 0.54 ** 6, rel=1e-9)
     # The summary is printed on stdout, and is the summary.md written to --out.
     assert stdout == (out / "summary.md").read_text(encoding="utf-8")
-    assert "**Threshold 0.79.**" in stdout
-    assert "| 0.79 (recommended) | 50.0% | 0.0% | 45.9% | 6 | 0 | 0 |" in stdout
+    assert "**Certified threshold 0.79.**" in stdout
+    assert "| 0.79 (certified) | 50.0% | 6 | 0 | 0.0% | 45.9% | 0 |" in stdout
+    assert "| 0.78 (first failure) | 58.3% | 7 | 1 | 14.3% | 57.9% | 0 |" in stdout
     assert sorted(p.name for p in out.iterdir()) == [
         ANSWERS_FILE, "report.json", "risk_coverage.png", "summary.md"]
     assert (out / "risk_coverage.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
@@ -122,12 +129,12 @@ def test_command__report_meta_ties_the_numbers_to_question_model_wording_and_cas
     assert meta["cases_file"] == "hand.jsonl"  # the name only: a report travels
 
 
-def test_command__no_threshold_qualifies_is_still_a_complete_run(jev, cases, out) -> None:
-    code, stdout, _ = run_command("--cases", str(cases), "--out", str(out), "--target-risk", "0.45",
-                                  "--min-coverage", MIN_COVERAGE)
+def test_command__nothing_certified_is_still_a_complete_run(jev, cases, out) -> None:
+    code, stdout, _ = run_command("--cases", str(cases), "--out", str(out), "--alpha", "0.45", "--delta", DELTA)
     assert code == 0
-    assert read_report(out)["recommendation"]["threshold"] is None
-    assert "**No threshold qualifies.**" in stdout and "45.9% (at 0.79) > 45.0%" in stdout
+    assert read_report(out)["certificate"]["threshold"] is None
+    assert "**Not certified.** The first threshold tested, 0.78, accepted 7 cases with 1 error(s): p-value 0.102" \
+        in stdout
 
 
 def test_command__margin_defaults_to_the_setting_and_can_be_overridden(jev, cases, out, settings) -> None:
@@ -172,9 +179,9 @@ def test_command__unavailable_judgments_are_retried_on_the_next_run(jev, cases, 
     assert len(jev.systemone_requests) == 12
     report = read_report(out)
     assert (report["meta"]["answered"], report["meta"]["unanswered"]) == (9, 3)
-    assert report["recommendation"]["threshold"] is None
-    assert "3 of 12 cases are unanswered" in report["recommendation"]["reason"]
-    assert "**No recommendation: the run is incomplete.**" in stdout
+    assert report["certificate"]["threshold"] is None
+    assert "3 of 12 cases are unanswered" in report["certificate"]["refusal"]
+    assert "**Not certified: the run is incomplete.**" in stdout
     assert "Answered: 9 of 12; unanswered: 3" in stdout
     for case_id in ("c", "g", "k"):
         assert f"unanswered: {case_id} (http_429)" in stderr
@@ -187,7 +194,7 @@ def test_command__unavailable_judgments_are_retried_on_the_next_run(jev, cases, 
     assert sorted(r.json["state"]["user_reference"] for r in second_run) == [
         "pasport", "teeth appointment", "travel papers"]
     assert "9 answers reused from answers.jsonl, 3 asked now, 0 unanswered." in stderr
-    assert read_report(out)["recommendation"]["threshold"] == RECOMMENDED
+    assert read_report(out)["certificate"]["threshold"] == CERTIFIED
     assert len(answer_lines(out)) == 12
 
 
@@ -198,7 +205,7 @@ def test_command__a_complete_run_asks_nothing_again(jev, cases, out) -> None:
     assert code == 0
     assert len(jev.systemone_requests) == 12
     second = read_report(out)
-    assert second["points"] == first["points"] and second["recommendation"] == first["recommendation"]
+    assert second["points"] == first["points"] and second["certificate"] == first["certificate"]
 
 
 def test_command__another_model_or_wording_is_asked_again(jev, cases, out, monkeypatch) -> None:
@@ -241,7 +248,7 @@ def test_command__a_tampered_answer_is_asked_again(jev, cases, out) -> None:
     assert code == 0
     assert [r.json["state"]["user_reference"] for r in jev.systemone_requests[12:]] == ["pasport"]
     assert "1 stored answer(s) failed the answer checks and were asked again." in stderr
-    assert read_report(out)["recommendation"]["threshold"] == RECOMMENDED
+    assert read_report(out)["certificate"]["threshold"] == CERTIFIED
 
 
 def test_command__a_last_line_cut_short_is_asked_again_and_does_not_swallow_the_next(jev, cases, out) -> None:
@@ -294,8 +301,8 @@ def test_command__a_missing_case_file_is_invalid(jev, tmp_path, out) -> None:
 
 
 @pytest.mark.parametrize("args, message", [
-    (("--target-risk", "0"), "--target-risk must be between 0 and 1"),
-    (("--min-coverage", "1.5"), "--min-coverage must be above 0 and at most 1"),
+    (("--alpha", "0"), "--alpha must be between 0 and 1"),
+    (("--delta", "1.5"), "--delta must be between 0 and 1"),
     (("--margin", "-0.1"), "--margin must be at least 0"),
     (("--concurrency", "0"), "--concurrency must be 1 to 32"),
     (("--model", " "), "--model must not be empty"),

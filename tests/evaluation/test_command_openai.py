@@ -18,11 +18,11 @@ from resolver.domain import chat
 from resolver.domain.judgment import NO_MATCH
 from resolver.models import ApprovedThreshold
 from tests.evaluation.scripted import (
+    ALPHA,
     ANSWERS,
+    CERTIFIED,
+    DELTA,
     EXPECTED_POINTS,
-    MIN_COVERAGE,
-    RECOMMENDED,
-    TARGET_RISK,
     distribution,
     fresh_jev_session,
     point,
@@ -70,18 +70,18 @@ def server(settings: Any, monkeypatch: pytest.MonkeyPatch, request: pytest.Fixtu
 def evaluate(tmp_path: Path, *extra: str) -> tuple[int, str, str, Path]:
     out = tmp_path / "out"
     code, stdout, stderr = run_command("--cases", str(write_hand_set(tmp_path / "hand.jsonl")), "--out", str(out),
-                                       "--target-risk", TARGET_RISK, "--min-coverage", MIN_COVERAGE, *extra)
+                                       "--alpha", ALPHA, "--delta", DELTA, *extra)
     return code, stdout, stderr, out
 
 
-def test_openai__metrics_and_recommendation_match_the_hand_computation(server: Any, tmp_path: Path) -> None:
+def test_openai__metrics_and_certificate_match_the_hand_computation(server: Any, tmp_path: Path) -> None:
     code, _, stderr, out = evaluate(tmp_path)
     assert code == 0, stderr
     report = read_report(out)
     for threshold, (admitted, errors, no_match_resolved, _) in EXPECTED_POINTS.items():
         p = point(report, threshold)
         assert (p["admitted"], p["errors"], p["no_match_resolved"]) == (admitted, errors, no_match_resolved)
-    assert report["recommendation"]["threshold"] == RECOMMENDED
+    assert report["certificate"]["threshold"] == CERTIFIED
     meta = report["meta"]
     assert (meta["backend"], meta["probability_source"], meta["fingerprint"], meta["model"]) == (
         "openai", "logprobs", chat.chat_fingerprint(), oai.DEFAULT_MODEL)
@@ -95,17 +95,17 @@ def test_openai__propose_stores_the_backend(server: Any, tmp_path: Path) -> None
     row = ApprovedThreshold.objects.get()
     assert (row.backend, row.probability_source, row.fingerprint, row.active) == (
         "openai", "logprobs", chat.chat_fingerprint(), False)
-    assert row.threshold == RECOMMENDED
+    assert row.threshold == CERTIFIED
 
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("server", [False], indirect=True)
-def test_openai_without_logprobs__advice_only_recommends_nothing(server: Any, tmp_path: Path) -> None:
+def test_openai_without_logprobs__advice_only_certifies_nothing(server: Any, tmp_path: Path) -> None:
     code, _, stderr, out = evaluate(tmp_path, "--propose")
     assert code == 0, stderr
     report = read_report(out)
-    assert report["recommendation"]["threshold"] is None
-    assert "advice only" in report["recommendation"]["reason"]
+    assert report["certificate"]["threshold"] is None
+    assert "advice only" in report["certificate"]["refusal"]
     assert report["meta"]["probability_source"] == "none"
     assert "nothing proposed" in stderr and not ApprovedThreshold.objects.exists()
 

@@ -14,7 +14,6 @@ from resolver.evaluation.metrics import (
     clopper_pearson_upper,
     is_admitted,
     outcome_from_probabilities,
-    recommend,
     threshold_grid,
     threshold_points,
 )
@@ -47,7 +46,8 @@ from resolver.evaluation.metrics import (
 #  0.96..1.00   none                      0  0           0.0       None   0                  None
 #
 # The bounds that are not closed forms were checked against Beta.ppf(0.975,
-# errors + 1, n - errors) from an independent numerical integration.
+# errors + 1, n - errors) from an independent numerical integration: the
+# one-sided bound at delta = 0.025.
 OUTCOMES = [
     CaseOutcome("o1", 1, "1", 0.95, 0.03, ("paraphrase",)),
     CaseOutcome("o2", 2, "2", 0.90, 0.05, ("partial",)),
@@ -80,7 +80,7 @@ EXPECTED = {
 
 @pytest.fixture(scope="module")
 def points() -> dict[float, ThresholdPoint]:
-    return {point.threshold: point for point in threshold_points(OUTCOMES, margin=0.1)}
+    return {point.threshold: point for point in threshold_points(OUTCOMES, margin=0.1, delta=0.025)}
 
 
 def test_threshold_grid__101_exact_steps() -> None:
@@ -213,65 +213,29 @@ def test_accuracy_by_tag__ignores_thresholds() -> None:
     assert list(by_tag)[1:] == sorted(list(by_tag)[1:])
 
 
-def test_recommend__smallest_qualifying_threshold() -> None:
-    """At coverage >= 30% the first bound <= 75% is 0.7076 at 0.81 (0.00..0.50 give 0.7551)."""
-    recommendation = recommend(threshold_points(OUTCOMES), target_risk=0.75, min_coverage=0.3)
-    assert recommendation.threshold == 0.81
-    assert "0.81" in recommendation.reason
-    assert (recommendation.target_risk, recommendation.min_coverage) == (0.75, 0.3)
-
-
-def test_recommend__the_smallest_can_be_zero() -> None:
-    """Every threshold up to 0.50 qualifies for a 76% target; the smallest, 0.00, is chosen."""
-    recommendation = recommend(threshold_points(OUTCOMES), target_risk=0.76, min_coverage=0.8)
-    assert recommendation.threshold == 0.0
-
-
-def test_recommend__coverage_at_exactly_the_minimum_qualifies() -> None:
-    made_up = [
-        ThresholdPoint(0.5, 10, 6, 0.6, 1, 1 / 6, 0.64, 0),
-        ThresholdPoint(0.6, 10, 5, 0.5, 0, 0.0, 0.01, 0),
-        ThresholdPoint(0.7, 10, 4, 0.4, 0, 0.0, 0.01, 0),
-    ]
-    assert recommend(made_up, target_risk=0.02, min_coverage=0.5).threshold == 0.6
-
-
-def test_recommend__none_qualifies_names_the_best_bound() -> None:
-    recommendation = recommend(threshold_points(OUTCOMES), target_risk=0.02, min_coverage=0.5)
-    assert recommendation.threshold is None
-    # The lowest bound at coverage >= 50% is 3 errors of 8: 75.5%, first at 0.00.
-    assert recommendation.reason == (
-        "no threshold qualifies: the best upper bound at coverage >= 50.0% is 75.5% (at 0.00) > 2.0%"
-    )
-
-
-def test_recommend__none_qualifies_when_coverage_is_never_reached() -> None:
-    recommendation = recommend(threshold_points(OUTCOMES), target_risk=0.9, min_coverage=0.9)
-    assert recommendation.threshold is None
-    assert recommendation.reason == (
-        "no threshold qualifies: none admits at least 90.0% of the cases (the highest coverage is 80.0%)"
-    )
-
-
 @pytest.mark.parametrize(
     ("errors", "trials", "upper"),
     [(0, 150, 0.0243), (1, 100, 0.0545), (5, 50, 0.2181), (2, 300, 0.0239), (10, 400, 0.0455)],
 )
 def test_clopper_pearson_upper__known_values(errors: int, trials: int, upper: float) -> None:
-    assert clopper_pearson_upper(errors, trials) == pytest.approx(upper, abs=1e-4)
+    """The two-sided 95% interval's upper limits: the one-sided bound at delta 0.025."""
+    assert clopper_pearson_upper(errors, trials, delta=0.025) == pytest.approx(upper, abs=1e-4)
 
 
 @pytest.mark.parametrize("trials", [1, 2, 7, 40, 500])
 def test_clopper_pearson_upper__closed_forms(trials: int) -> None:
-    """No errors: 1 - 0.025^(1/n). All but one wrong: 0.975^(1/n)."""
-    assert clopper_pearson_upper(0, trials) == pytest.approx(1 - 0.025 ** (1 / trials), abs=1e-12)
-    assert clopper_pearson_upper(trials - 1, trials) == pytest.approx(0.975 ** (1 / trials), abs=1e-12)
+    """No errors: 1 - delta^(1/n). All but one wrong: (1 - delta)^(1/n)."""
+    assert clopper_pearson_upper(0, trials, delta=0.025) == pytest.approx(1 - 0.025 ** (1 / trials), abs=1e-12)
+    assert clopper_pearson_upper(trials - 1, trials, delta=0.025) == pytest.approx(0.975 ** (1 / trials), abs=1e-12)
+    assert clopper_pearson_upper(0, trials) == pytest.approx(1 - 0.05 ** (1 / trials), abs=1e-12)
 
 
 def test_clopper_pearson_upper__edges() -> None:
     assert clopper_pearson_upper(0, 0) is None
     assert clopper_pearson_upper(4, 4) == 1.0
-    assert clopper_pearson_upper(0, 10, confidence=0.9) == pytest.approx(1 - 0.05 ** (1 / 10), abs=1e-12)
+    assert clopper_pearson_upper(0, 10, delta=0.1) == pytest.approx(1 - 0.1 ** (1 / 10), abs=1e-12)
+    with pytest.raises(ValueError):
+        clopper_pearson_upper(0, 10, delta=0.0)
     with pytest.raises(ValueError):
         clopper_pearson_upper(5, 4)
     with pytest.raises(ValueError):
@@ -282,3 +246,22 @@ def test_clopper_pearson_upper__falls_as_evidence_grows() -> None:
     bounds = [clopper_pearson_upper(n // 100, n) for n in (100, 200, 400, 800)]
     assert bounds == sorted(bounds, reverse=True)
     assert all(math.isfinite(b) for b in bounds if b is not None)
+
+
+def test_threshold_points__count_what_is_admitted_at_each_threshold() -> None:
+    """The curve checks the threshold-free rules once per outcome; the counts are those of is_admitted itself."""
+    rng = random.Random(5)
+    outcomes = []
+    for i in range(400):
+        # Two-decimal probabilities, so exact thresholds, ties and exact margins occur.
+        top = rng.randint(0, 100) / 100
+        runner_up = rng.randint(0, int(top * 100)) / 100
+        option = rng.choice(("1", "2", "no_match", "t-uid"))
+        outcomes.append(CaseOutcome(f"r{i}", 1, option, top, runner_up, verdict=rng.random() < 0.8))
+    for margin in (0.0, 0.1):
+        for point in threshold_points(outcomes, margin=margin):
+            admitted = [o for o in outcomes if is_admitted(
+                top_option=o.top_option, top_probability=o.top_probability,
+                runner_up_probability=o.runner_up_probability, threshold=point.threshold, margin=margin)]
+            assert point.admitted == len(admitted), (margin, point.threshold)
+            assert point.errors == sum(1 for o in admitted if not o.correct), (margin, point.threshold)

@@ -1,8 +1,8 @@
-"""manage.py evaluate_reference_match: earn (or fail to earn) a confidence threshold.
+"""manage.py evaluate_reference_match: earn (or fail to earn) a certified confidence threshold.
 
-Exit codes: 0 report written, every case answered (with or without a
-recommendation); 1 unexpected error; 2 invalid arguments, case file or
-proposal; 4 some cases are still unanswered (run again to retry them);
+Exit codes: 0 report written, every case answered (certified or not);
+1 unexpected error; 2 invalid arguments, case set or proposal, or the
+built-in ranker unavailable; 4 some cases are still unanswered (run again to retry them);
 5 no judge is configured; 6 the answers name more than one model; 130
 interrupted. See docs/evaluation.md.
 """
@@ -21,48 +21,63 @@ from tqdm.contrib.logging import logging_redirect_tqdm
 from resolver.conf import resolver_settings
 from resolver.domain.errors import ResolverError
 from resolver.evaluation import runner
-from resolver.evaluation.metrics import DEFAULT_MIN_COVERAGE, DEFAULT_TARGET_RISK
+from resolver.evaluation.cases import DEFAULT_CASES_PATH
+from resolver.evaluation.metrics import DEFAULT_ALPHA, DEFAULT_DELTA
 from resolver.judges.disabled import DisabledJudge
 from resolver.services import judge_from_settings
 
 EXIT_INTERRUPTED = 130
+# --judge: the judge the settings configure (Jev or an OpenAI-compatible model), or the built-in ranker.
+CONFIGURED = "configured"
+RANKER = "ranker"
 
 
 class Command(BaseCommand):
     help = (
-        "Ask the configured judge (Jev or an OpenAI-compatible model) the reference_match.v1 question for every labelled case, write report.json, "
-        "risk_coverage.png and summary.md, and optionally propose the recommended threshold "
-        "(exit 0 done, 4 cases unanswered: run again)."
+        "Ask the configured judge (Jev or an OpenAI-compatible model) the reference_match.v1 question for every "
+        "labelled case, or score every case with the built-in ranker (--judge ranker); certify a threshold "
+        "(fixed-sequence Learn-then-Test), write report.json, risk_coverage.png and summary.md, and optionally "
+        "propose the certified threshold (exit 0 done, 4 cases unanswered: run again)."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--cases", required=True, metavar="FILE",
-                            help="The labelled cases, JSON Lines (see docs/evaluation.md).")
+        parser.add_argument("--cases", default=str(DEFAULT_CASES_PATH), metavar="PATH",
+                            help="The labelled cases: a JSON Lines file, or a calendar set directory (meta.json, "
+                                 "items.jsonl, references.jsonl; --judge ranker only). Default: the set the "
+                                 "package ships. See docs/evaluation.md.")
+        parser.add_argument("--judge", choices=(CONFIGURED, RANKER), default=CONFIGURED,
+                            help="configured: the judge the settings configure (Jev or an OpenAI-compatible "
+                                 "model); ranker: the built-in ranker, scored locally (default configured).")
         parser.add_argument("--model", metavar="NAME",
                             help="Model name or alias to ask for (default: RESOLVER['TYPESAFE_DEFAULT_MODEL'], or "
                                  "RESOLVER['OPENAI_MODEL'] for the openai backend). "
                                  "The threshold is for the model the responses name.")
-        parser.add_argument("--target-risk", type=float, default=DEFAULT_TARGET_RISK, metavar="R",
-                            help=f"Highest acceptable 95%% upper bound on risk (default {DEFAULT_TARGET_RISK}).")
-        parser.add_argument("--min-coverage", type=float, default=DEFAULT_MIN_COVERAGE, metavar="C",
-                            help=f"Smallest share of cases a threshold must resolve (default {DEFAULT_MIN_COVERAGE}).")
+        parser.add_argument("--alpha", type=float, default=DEFAULT_ALPHA, metavar="A",
+                            help=f"The risk to certify: the share of resolved references that may be wrong "
+                                 f"(default {DEFAULT_ALPHA}).")
+        parser.add_argument("--delta", type=float, default=DEFAULT_DELTA, metavar="D",
+                            help=f"The chance the certificate may be wrong (default {DEFAULT_DELTA}).")
         parser.add_argument("--margin", type=float, default=None, metavar="M",
                             help="Lead the top option needs over the runner-up "
-                                 "(default: RESOLVER['THRESHOLD_MARGIN'], the one the pipeline applies).")
+                                 "(default: RESOLVER['THRESHOLD_MARGIN'], the one the pipeline applies to a judge; "
+                                 "for the ranker, its own margin, or none).")
         parser.add_argument("--out", default="reference-match-evaluation", metavar="DIR",
                             help="Output directory: the report, and answers.jsonl that makes re-runs resume "
                                  "(default ./reference-match-evaluation).")
         parser.add_argument("--concurrency", type=int, default=4, metavar="N",
                             help=f"Questions in flight at once, 1 to {runner.MAX_CONCURRENCY} (default 4).")
         parser.add_argument("--propose", action="store_true",
-                            help="Store the recommendation as an inactive threshold for approval in the admin.")
+                            help="Store the certified threshold as an inactive threshold for approval "
+                                 "(the admin, or manage.py thresholds approve).")
 
     def handle(self, *args: Any, **options: Any) -> None:
+        if options["judge"] == RANKER:
+            return self._handle_ranker(options)
         margin = options["margin"]
         in_force = float(resolver_settings.THRESHOLD_MARGIN)
         run_options = runner.RunOptions(
-            target_risk=options["target_risk"],
-            min_coverage=options["min_coverage"],
+            alpha=options["alpha"],
+            delta=options["delta"],
             margin=in_force if margin is None else margin,
             concurrency=options["concurrency"],
         )
@@ -93,6 +108,36 @@ class Command(BaseCommand):
             if options["propose"]:
                 self.stderr.write("the run is incomplete: nothing proposed.")
             raise SystemExit(runner.EXIT_INCOMPLETE)
+        if options["propose"]:
+            self._propose(result)
+
+    def _handle_ranker(self, options: dict[str, Any]) -> None:
+        """Score every case with the built-in ranker: local, no answer store, nothing to resume."""
+        try:
+            if options["model"] is not None:
+                raise runner.InvalidEvaluation("--model names a judge's model; the ranker names its own")
+            from resolver.evaluation import ranking
+
+            scorer = ranking.build_scorer()
+            margin = options["margin"]
+            if margin is None:
+                margin = getattr(scorer, "margin", None) or 0.0
+                if isinstance(margin, bool) or not isinstance(margin, (int, float)):
+                    raise runner.InvalidEvaluation(f"the scorer's margin must be a number, got {margin!r}")
+            run_options = runner.RunOptions(alpha=options["alpha"], delta=options["delta"], margin=float(margin),
+                                            concurrency=options["concurrency"])
+            result = runner.run_scorer_evaluation(cases_path=Path(options["cases"]), scorer=scorer,
+                                                  out_dir=Path(options["out"]), options=run_options,
+                                                  progress=self._progress_stream())
+        except (runner.EvaluationError, ResolverError) as err:
+            self._fail(str(err), err.exit_code)
+        except KeyboardInterrupt:
+            self._fail("interrupted; nothing was written: run the same command again.", EXIT_INTERRUPTED)
+        except OSError as err:
+            self._fail(f"cannot read or write {err.filename or 'a file'}: {err.strerror or type(err).__name__}", 1)
+        self.stderr.write(f"{result.case_count} cases scored by {result.report['meta'].get('scorer')}.")
+        self.stdout.write(result.summary, ending="")
+        self.stderr.write(f"report written to {result.out_dir}")
         if options["propose"]:
             self._propose(result)
 
@@ -147,12 +192,13 @@ class Command(BaseCommand):
 
         proposal = propose_threshold(result=result)
         if proposal is None:
-            self.stderr.write("no threshold qualifies: nothing proposed.")
+            self.stderr.write("nothing certified: nothing proposed.")
             return
         row = proposal.row
         if proposal.created:
             self.stderr.write(f"proposed threshold #{row.pk}: {row.threshold:.2f} for {row.model} "
-                              "(inactive until a staff member approves it in the admin).")
+                              "(inactive until a staff member approves it: the admin, or "
+                              f"manage.py thresholds approve {row.pk} --by USERNAME).")
         else:
             self.stderr.write(f"an identical proposal is already stored as threshold #{row.pk}: nothing added.")
 
