@@ -16,7 +16,8 @@ from django.utils import timezone as django_timezone
 
 from resolver.conf import resolver_settings
 from resolver.domain.chat import fingerprint_for
-from resolver.domain.judgment import QUESTION_ID, ThresholdRule
+from resolver.domain.judgment import QUESTION_ID, ThresholdRule, with_retrieval
+from resolver.domain.judgment import RANKER_BACKEND as JUDGE_RANKER_BACKEND
 from resolver.models import ApprovedThreshold
 
 logger = logging.getLogger("resolver.thresholds")
@@ -24,7 +25,7 @@ logger = logging.getLogger("resolver.thresholds")
 # Changing any of these on an active row voids its approval.
 APPROVED_FIELDS = ("question", "model", "fingerprint", "threshold")
 # The backend of thresholds certified for the built-in ranker (resolver.evaluation.ranking).
-RANKER_BACKEND = "ranker"
+RANKER_BACKEND = JUDGE_RANKER_BACKEND
 
 
 def current_fingerprint(backend: str) -> str | None:
@@ -33,11 +34,13 @@ def current_fingerprint(backend: str) -> str | None:
     A judge's is its prompt's (resolver.domain.chat.fingerprint_for); the
     built-in ranker's comes from resolver.evaluation.ranking.current_fingerprint().
     """
-    if backend == RANKER_BACKEND:
-        from resolver.evaluation import ranking
+    from resolver.evaluation import ranking
 
+    if backend == RANKER_BACKEND:
         return ranking.current_fingerprint()
-    return fingerprint_for(backend)
+    prompt = fingerprint_for(backend)
+    # A judge is evaluated on the candidates the deployed ranker chooses (RunOptions.retrieval).
+    return None if prompt is None else with_retrieval(prompt, ranking.deployed_retrieval())
 
 
 def current_question(backend: str) -> str:

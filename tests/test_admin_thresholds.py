@@ -17,6 +17,7 @@ from resolver import provenance
 from resolver.admin import ApprovedThresholdAdmin
 from resolver.domain.judgment import QUESTION_ID, question_fingerprint
 from resolver.models import ApprovedThreshold
+from resolver.thresholds import current_fingerprint
 
 # The admin alone, so these tests do not depend on the rest of the project's URLs.
 urlpatterns = [path("admin/", admin.site.urls)]
@@ -44,7 +45,7 @@ def make_threshold(**overrides: Any) -> ApprovedThreshold:
     fields: dict[str, Any] = dict(
         question=QUESTION_ID,
         model="jev-1.13.0",
-        fingerprint=question_fingerprint(),
+        fingerprint=current_fingerprint("jev"),
         threshold=0.82,
         cases=400,
         admitted_accuracy=0.99,

@@ -47,8 +47,8 @@ def test_find__nothing_approved() -> None:
 
 @override_settings(RESOLVER={"THRESHOLD_MARGIN": 0.15})
 def test_find__an_exact_active_match_gives_the_rule() -> None:
-    make_threshold(threshold=0.82)
-    assert find() == ThresholdRule(threshold=0.82, margin=0.15)
+    row = make_threshold(threshold=0.82)
+    assert find() == ThresholdRule(threshold=0.82, margin=0.15, approved_id=row.pk)  # provenance names the row
 
 
 @pytest.mark.parametrize(

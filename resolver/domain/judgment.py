@@ -203,9 +203,19 @@ def effective_fingerprint(question: Question, judgment: Judgment) -> str:
     vouch for pools a sentence encoder widened."""
     base = judgment.fingerprint or question.fingerprint
     # The built-in ranker's fingerprint already covers what it retrieved: it is the retrieval.
-    if question.retrieval is None or judgment.backend == RANKER_BACKEND:
+    if judgment.backend == RANKER_BACKEND:
         return base
-    material = json.dumps({"judge": base, "retrieval": question.retrieval}, sort_keys=True)
+    return with_retrieval(base, question.retrieval)
+
+
+def with_retrieval(base: str, retrieval: str | None) -> str:
+    """A judge's fingerprint joined with what chose its candidates (None: the lexical pool alone).
+
+    The evaluation stores a judge's threshold under this, with the retrieval deployed then.
+    """
+    if retrieval is None:
+        return base
+    material = json.dumps({"judge": base, "retrieval": retrieval}, sort_keys=True)
     return hashlib.sha256(material.encode("utf-8")).hexdigest()
 
 

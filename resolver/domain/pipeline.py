@@ -224,6 +224,7 @@ def _scored_pool(ranker: relevance.RelevanceModel, gathered: relevance.Gathered,
                               if c.item.item_id in gathered.context.cosines},
                 scored=relevance.PoolScore(scorer=ranker.scorer_name(encoder_name),
                                            fingerprint=ranker.fingerprint(encoder_name),
+                                           retrieval=ranker.retrieval(encoder_name),
                                            probabilities=scored.probabilities, none=scored.none))
 
 
@@ -275,7 +276,7 @@ def _retrieval(pool: Pool) -> str | None:
     """What chose and ordered the candidates, for the judge's fingerprint: the relevance model
     (name and fingerprint), else the semantic signal's model when it changed the pool."""
     if pool.scored is not None:
-        return f"{pool.scored.scorer} {pool.scored.fingerprint[:16]}"
+        return pool.scored.retrieval
     return pool.semantic_model
 
 

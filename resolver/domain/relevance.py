@@ -129,6 +129,7 @@ class PoolScore:
 
     scorer: str
     fingerprint: str
+    retrieval: str  # what the judge's fingerprint names (RelevanceModel.retrieval)
     probabilities: tuple[float, ...]
     none: float
 
@@ -171,6 +172,10 @@ class RelevanceModel:
     def fingerprint(self, encoder_name: str | None) -> str:
         """Changes with the model file and with the encoder whose cosines it reads."""
         return hashlib.sha256(f"{self.digest}\n{encoder_name or ''}".encode()).hexdigest()
+
+    def retrieval(self, encoder_name: str | None) -> str:
+        """What the judge's fingerprint names as having chosen its candidates: this scorer."""
+        return f"{self.scorer_name(encoder_name)} {self.fingerprint(encoder_name)[:16]}"
 
     def variant(self, with_signal: bool) -> Variant:
         return self.variants[SIGNAL] if with_signal and SIGNAL in self.variants else self.variants[WORDS]

@@ -129,6 +129,17 @@ def build_scorer() -> RankerScorer:
                         margin=float(resolver_settings.THRESHOLD_MARGIN), language=str(resolver_settings.LANGUAGE))
 
 
+def deployed_retrieval() -> str | None:
+    """What chooses the candidates a judge is shown now (None: the fusion rule, the ranker off)."""
+    from resolver import services
+
+    model = services.relevance_model()
+    if model is None:
+        return None
+    encoder = services.semantic_encoder()
+    return model.retrieval(encoder.name if encoder is not None else None)
+
+
 def current_fingerprint() -> str | None:
     """The deployed ranker's fingerprint (the model file and the encoder it reads); None when it is off."""
     from resolver import services

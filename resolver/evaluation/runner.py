@@ -31,7 +31,14 @@ from typing import Any, Protocol, TextIO
 
 from tqdm import tqdm
 
-from resolver.domain.judgment import QUESTION_ID, CandidateFacts, Question, build_question, question_fingerprint
+from resolver.domain.judgment import (
+    QUESTION_ID,
+    CandidateFacts,
+    Question,
+    build_question,
+    question_fingerprint,
+    with_retrieval,
+)
 from resolver.evaluation.answers import (
     ANSWERS_FILE,
     AnswerKey,
@@ -197,8 +204,9 @@ def run_evaluation(
         for case in cases if case.id in answered
     ]
     advice = sorted({a.key.case_id for a in in_order if a.probability_source == "none"})
-    meta = _meta(judge, in_order, fingerprint=fingerprint, case_set=case_set, unanswered=len(unanswered),
-                 advice=bool(advice), options=options)
+    # A threshold holds for the candidates production shows the judge: the fingerprint names their retrieval.
+    meta = _meta(judge, in_order, fingerprint=with_retrieval(fingerprint, options.retrieval), case_set=case_set,
+                 unanswered=len(unanswered), advice=bool(advice), options=options)
     certificate = _judges_certificate(outcomes, options, meta=meta, unanswered=len(unanswered),
                                       cases=len(cases), advice=len(advice))
     points = threshold_points(outcomes, margin=options.margin, delta=options.delta) if outcomes else []

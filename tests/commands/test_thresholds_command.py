@@ -15,6 +15,7 @@ from resolver import thresholds
 from resolver.domain.judgment import QUESTION_ID, question_fingerprint
 from resolver.evaluation import ranking
 from resolver.models import ApprovedThreshold
+from resolver.thresholds import current_fingerprint
 
 pytestmark = pytest.mark.django_db
 
@@ -23,7 +24,7 @@ RANKER_FINGERPRINT = "e" * 64
 
 def make_threshold(**overrides: Any) -> ApprovedThreshold:
     fields: dict[str, Any] = dict(
-        question=QUESTION_ID, model="jev-1.13.0", fingerprint=question_fingerprint(), backend="jev", threshold=0.82,
+        question=QUESTION_ID, model="jev-1.13.0", fingerprint=current_fingerprint("jev"), backend="jev", threshold=0.82,
         cases=400, admitted_accuracy=1.0, coverage=0.7, risk_upper_bound=0.0075, evaluated_at=django_timezone.now(),
         evidence={"n": 400, "k": 0, "alpha": 0.01, "delta": 0.05},
     )
@@ -68,14 +69,14 @@ def test_list__a_table_and_json() -> None:
     # Newest first; a fingerprint that is not current is marked.
     assert lines[1].split("\t") == [str(stale.pk), QUESTION_ID, "openai", "gpt-x", "000000000000 (stale)", "0.79",
                                     "12", "-", "0.500", "no", "-", "-"]
-    assert lines[2].split("\t") == [str(active.pk), QUESTION_ID, "jev", "jev-1.13.0", question_fingerprint()[:12],
+    assert lines[2].split("\t") == [str(active.pk), QUESTION_ID, "jev", "jev-1.13.0", current_fingerprint("jev")[:12],
                                     "0.82", "400", "0", "0.700", "yes", "reviewer", "2027-01-05T12:00:00+00:00"]
     code, stdout, _ = run("list", "--json")
     rows = json.loads(stdout)["thresholds"]
     assert [row["id"] for row in rows] == [stale.pk, active.pk]
     assert rows[1] == {
         "id": active.pk, "question": QUESTION_ID, "backend": "jev", "model": "jev-1.13.0",
-        "fingerprint": question_fingerprint(), "fingerprint_current": True, "threshold": 0.82, "n": 400, "k": 0,
+        "fingerprint": current_fingerprint("jev"), "fingerprint_current": True, "threshold": 0.82, "n": 400, "k": 0,
         "coverage": 0.7, "alpha": 0.01, "delta": 0.05, "active": True, "approved_by": "reviewer",
         "approved_at": "2027-01-05T12:00:00+00:00",
     }
@@ -105,7 +106,8 @@ def test_approve__activates_and_records_who() -> None:
     ({"question": "reference_match.v0"}, "it was evaluated for question 'reference_match.v0', not "
                                          "'reference_match.v1'"),
     ({"probability_source": "none"}, "its model gave no log-probabilities (advice only)"),
-    ({"backend": "ranker"}, "no current fingerprint is known for backend 'ranker'"),
+    # A ranker row evaluated for another model file or encoder.
+    ({"backend": "ranker"}, "its fingerprint does not match the current question wording"),
 ])
 def test_approve__refuses_what_the_admin_refuses(overrides: dict[str, Any], reason: str) -> None:
     user = approver()
@@ -182,3 +184,12 @@ def test_deactivate__turns_an_active_row_off_and_keeps_its_record() -> None:
 def test_deactivate__an_unknown_id_exits_2() -> None:
     code, _, stderr = run("deactivate", "41")
     assert code == 2 and stderr.startswith("error: threshold_not_found: no threshold with ID 41")
+
+
+def test_approve__a_ranker_row_while_the_ranker_is_off_is_refused(settings) -> None:
+    settings.RESOLVER = {**settings.RESOLVER, "RELEVANCE_MODEL": None}
+    approver()
+    row = make_threshold(backend="ranker")
+    code, _, stderr = run("approve", str(row.pk), "--by", "reviewer")
+    assert code == 4
+    assert "no current fingerprint is known for backend 'ranker'" in stderr

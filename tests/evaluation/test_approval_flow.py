@@ -26,6 +26,7 @@ from resolver.domain import judgment
 from resolver.domain.judgment import QUESTION_ID, question_fingerprint
 from resolver.evaluation.runner import EXIT_INCOMPLETE, EXIT_INVALID
 from resolver.models import ApprovedThreshold
+from resolver.thresholds import current_fingerprint
 from tests.evaluation.scripted import (
     ALPHA,
     CERTIFIED,
@@ -109,7 +110,7 @@ def test_propose__stores_an_inactive_threshold_with_its_evidence(configured, jev
     row = ApprovedThreshold.objects.get()
     assert f"proposed threshold #{row.pk}: 0.79 for {DEFAULT_MODEL}" in stderr
     assert (row.active, row.approved_by, row.approved_at) == (False, None, None)
-    assert (row.question, row.model, row.fingerprint) == (QUESTION_ID, DEFAULT_MODEL, question_fingerprint())
+    assert (row.question, row.model, row.fingerprint) == (QUESTION_ID, DEFAULT_MODEL, current_fingerprint("jev"))
     # The hand-computed certificate at 0.79: 6 of 12 accepted, no error.
     assert (row.threshold, row.cases, row.coverage, row.admitted_accuracy) == (CERTIFIED, 6, 0.5, 1.0)
     assert row.risk_upper_bound == pytest.approx(1 - 0.025 ** (1 / 6))
@@ -196,10 +197,10 @@ def test_approval__a_changed_fingerprint_blocks_it(api, jev, cases, tmp_path, op
     with monkeypatch.context() as patch:
         patch.setattr(judgment, "INSTRUCTIONS", judgment.INSTRUCTIONS + " (an older wording)")
         propose(cases, tmp_path / "out")
-        stale_fingerprint = question_fingerprint()
+        stale_fingerprint = current_fingerprint("jev")
     # ...and approved after the wording changed: the evidence no longer applies.
     row = ApprovedThreshold.objects.get()
-    assert row.fingerprint == stale_fingerprint != question_fingerprint()
+    assert row.fingerprint == stale_fingerprint != current_fingerprint("jev")
 
     messages = approve_in_admin(operator, row)
     row.refresh_from_db()

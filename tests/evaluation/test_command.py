@@ -23,6 +23,7 @@ from resolver.evaluation.runner import (
     EXIT_MIXED_MODELS,
     question_for,
 )
+from resolver.thresholds import current_fingerprint
 from tests.evaluation.scripted import (
     ALPHA,
     CERTIFIED,
@@ -123,7 +124,7 @@ def test_command__report_meta_ties_the_numbers_to_question_model_wording_and_cas
     assert meta["question"] == QUESTION_ID
     # The model the responses named, not the alias that was asked for.
     assert (meta["model"], meta["model_requested"]) == (DEFAULT_MODEL, "jev-latest")
-    assert meta["fingerprint"] == question_fingerprint()
+    assert meta["fingerprint"] == current_fingerprint("jev")  # the prompt, joined with the deployed ranker
     assert meta["cases_digest"] == hashlib.sha256(cases.read_bytes()).hexdigest()
     assert (meta["case_count"], meta["answered"], meta["unanswered"], meta["margin"]) == (12, 12, 0, 0.1)
     assert meta["cases_file"] == "hand.jsonl"  # the name only: a report travels
@@ -217,7 +218,7 @@ def test_command__another_model_or_wording_is_asked_again(jev, cases, out, monke
     monkeypatch.setattr(judgment, "INSTRUCTIONS", judgment.INSTRUCTIONS + " Be careful.")
     evaluate(cases, out, "--model", "jev-a")
     assert len(jev.systemone_requests) == 36
-    assert read_report(out)["meta"]["fingerprint"] == question_fingerprint()
+    assert read_report(out)["meta"]["fingerprint"] == current_fingerprint("jev")
 
 
 def test_command__a_relabelled_case_keeps_its_answer_a_changed_one_is_asked_again(jev, cases, out) -> None:

@@ -17,6 +17,8 @@ from resolver import services
 from resolver.domain import chat
 from resolver.domain.judgment import NO_MATCH
 from resolver.models import ApprovedThreshold
+from resolver.domain.judgment import with_retrieval
+from resolver.evaluation.ranking import deployed_retrieval
 from tests.evaluation.scripted import (
     ALPHA,
     ANSWERS,
@@ -84,7 +86,7 @@ def test_openai__metrics_and_certificate_match_the_hand_computation(server: Any,
     assert report["certificate"]["threshold"] == CERTIFIED
     meta = report["meta"]
     assert (meta["backend"], meta["probability_source"], meta["fingerprint"], meta["model"]) == (
-        "openai", "logprobs", chat.chat_fingerprint(), oai.DEFAULT_MODEL)
+        "openai", "logprobs", with_retrieval(chat.chat_fingerprint(), deployed_retrieval()), oai.DEFAULT_MODEL)
     assert len(server.chat_requests) == 12
 
 
@@ -94,7 +96,7 @@ def test_openai__propose_stores_the_backend(server: Any, tmp_path: Path) -> None
     assert code == 0, stderr
     row = ApprovedThreshold.objects.get()
     assert (row.backend, row.probability_source, row.fingerprint, row.active) == (
-        "openai", "logprobs", chat.chat_fingerprint(), False)
+        "openai", "logprobs", with_retrieval(chat.chat_fingerprint(), deployed_retrieval()), False)
     assert row.threshold == CERTIFIED
 
 

@@ -215,10 +215,11 @@ def run(*args: str) -> tuple[int, str, str]:
     return 0, out.getvalue(), err.getvalue()
 
 
-def test_command__the_ranker_placeholder_is_not_available(tmp_path: Path) -> None:
+def test_command__the_ranker_off_is_a_clear_error(tmp_path: Path, settings) -> None:
+    settings.RESOLVER = {**settings.RESOLVER, "RELEVANCE_MODEL": None}
     code, stdout, stderr = run("--judge", "ranker", "--out", str(tmp_path / "out"))
     assert code == 2
-    assert "error: the built-in ranker is not available" in stderr
+    assert "error: the built-in ranker is off (RESOLVER['RELEVANCE_MODEL'] is None)" in stderr
     assert stdout == "" and not (tmp_path / "out").exists()
 
 

@@ -20,7 +20,7 @@ from tqdm.contrib.logging import logging_redirect_tqdm
 
 from resolver.conf import resolver_settings
 from resolver.domain.errors import ResolverError
-from resolver.evaluation import runner
+from resolver.evaluation import ranking, runner
 from resolver.evaluation.cases import DEFAULT_CASES_PATH
 from resolver.evaluation.metrics import DEFAULT_ALPHA, DEFAULT_DELTA
 from resolver.judges.disabled import DisabledJudge
@@ -80,6 +80,7 @@ class Command(BaseCommand):
             delta=options["delta"],
             margin=in_force if margin is None else margin,
             concurrency=options["concurrency"],
+            retrieval=ranking.deployed_retrieval(),
         )
         try:
             if options["propose"]:
@@ -116,7 +117,6 @@ class Command(BaseCommand):
         try:
             if options["model"] is not None:
                 raise runner.InvalidEvaluation("--model names a judge's model; the ranker names its own")
-            from resolver.evaluation import ranking
 
             scorer = ranking.build_scorer()
             margin = options["margin"]
