@@ -1,10 +1,25 @@
 """The labelled retrieval set (bench/data/retrieval/): loading it as items and as iCalendar.
 
+Two calendars of two people, each in its own folder (CALENDARS):
+
+    a: bench/data/retrieval/      b: bench/data/retrieval/b/
     meta.json          the reference clock (`now`), its time zone and the event horizon
     items.jsonl        one task or event per line (uid, collection, kind, title, due | start/end,
-                       rrule, exdate, overrides)
-    references.jsonl   one labelled reference per line (id, text, kind, category, expected,
-                       expected_occurrence_start, split, note)
+                       rrule, exdate, overrides, status)
+    references*.jsonl  one labelled reference per line (id, text, kind, category, expected,
+                       expected_occurrence_start, split, note, calendar, absent_type)
+
+A reference's `calendar` ("a" when missing) names the calendar it is resolved
+against; every `references*.jsonl` of both folders is read (`load_references`).
+`split` is train | calibrate | test: train for choosing rules and features,
+calibrate for fitting a relevance model's probabilities, test read once.
+An `absent` reference (nothing expected) says why in `absent_type`:
+unrelated, similar (shares words, means something else), other_kind (exists
+only as the other kind) or completed (names a COMPLETED task or CANCELLED event).
+
+An item whose `status` is COMPLETED (task) or CANCELLED (event) is not live:
+the memory calendar leaves it out, and the iCalendar keeps it with its STATUS,
+so that a real server holds it and the reader must drop it itself.
 
 The same items feed the memory calendar (`memory_items`, occurrences computed
 here with dateutil over [now, now + horizon]) and a real CalDAV server
@@ -24,6 +39,9 @@ from zoneinfo import ZoneInfo
 from dateutil.rrule import rrulestr
 
 DATA = Path(__file__).resolve().parent / "data" / "retrieval"
+# Each calendar's folder: its meta.json, items.jsonl and references*.jsonl.
+CALENDARS = {"a": DATA, "b": DATA / "b"}
+DEFAULT_CALENDAR = "a"
 
 CATEGORIES = ("partial", "reordered", "typo", "compound", "initialism", "word_form", "prefix",
               "time_expression", "synonym_paraphrase", "exact", "duplicates",
@@ -38,8 +56,17 @@ LISTS = ("duplicates", "date_alone")
 ABSENT = "absent"
 # Categories whose event references name the occurrence they mean.
 TIMED = ("time_expression", "time_form", "sentence")
-SPLITS = ("tune", "heldout")
-COLLECTION_NAMES = {"work": "Work", "personal": "Personal", "home": "Home"}
+# train: rules and features are chosen here; calibrate: a model's probabilities are fitted here;
+# test: read once, for the figures reported.
+SPLITS = ("train", "calibrate", "test")
+# Why an `absent` reference names nothing live.
+ABSENT_TYPES = ("unrelated", "similar", "other_kind", "completed")
+# Statuses of an item that is not live: a done task, a called-off event.
+CLOSED_STATUSES = frozenset({"COMPLETED", "CANCELLED"})
+COLLECTION_NAMES = {"work": "Work", "personal": "Personal", "home": "Home",
+                    # calendar b's
+                    "studio": "Studio", "admin": "Admin & finances", "family": "Famille", "garden": "Jardin",
+                    "choir": "Chœur"}
 
 
 @dataclass(frozen=True)
@@ -68,8 +95,29 @@ def load_items(root: Path = DATA) -> list[dict[str, Any]]:
     return _jsonl(root / "items.jsonl")
 
 
-def load_references(root: Path = DATA) -> list[dict[str, Any]]:
-    return _jsonl(root / "references.jsonl")
+def is_live(item: dict[str, Any]) -> bool:
+    """Not a COMPLETED task nor a CANCELLED event."""
+    return str(item.get("status", "")).upper() not in CLOSED_STATUSES
+
+
+def calendar_of(ref: dict[str, Any]) -> str:
+    return ref.get("calendar", DEFAULT_CALENDAR)
+
+
+def reference_files() -> list[Path]:
+    """Every references*.jsonl of every calendar's folder, in a fixed order."""
+    return [path for root in CALENDARS.values() for path in sorted(root.glob("references*.jsonl"))]
+
+
+def load_references(calendar: str | None = None, *, files: list[Path] | None = None) -> list[dict[str, Any]]:
+    """The references of every file (or of `files`), each with its `calendar`; only `calendar`'s if given."""
+    refs = []
+    for path in reference_files() if files is None else files:
+        for ref in _jsonl(path):
+            ref.setdefault("calendar", DEFAULT_CALENDAR)
+            if calendar is None or ref["calendar"] == calendar:
+                refs.append(ref)
+    return refs
 
 
 def occurrences(item: dict[str, Any], meta: Meta, *, limit: int) -> list[tuple[datetime, datetime, str | None]]:
@@ -112,12 +160,14 @@ def occurrences(item: dict[str, Any], meta: Meta, *, limit: int) -> list[tuple[d
 
 
 def memory_items(items: list[dict[str, Any]], meta: Meta) -> list[Any]:
-    """`resolver.domain.items.Item`s for a MemoryCalendar (collection paths as it lists them)."""
+    """`resolver.domain.items.Item`s for a MemoryCalendar (collection paths as it lists them), live ones only."""
     from resolver.domain.items import MAX_OCCURRENCES_PER_ITEM, Kind, Occurrence, make_item
     from resolver.domain.times import when_from_iso
 
     built = []
     for raw in items:
+        if not is_live(raw):
+            continue
         kind = Kind(raw["kind"])
         etag = '"' + hashlib.sha256(json.dumps(raw, sort_keys=True).encode()).hexdigest()[:16] + '"'
         path = f"/user/{raw['collection']}/"
@@ -142,7 +192,7 @@ def _when(value: str, zone: ZoneInfo) -> date | datetime:
 
 
 def ics_calendars(items: list[dict[str, Any]], meta: Meta) -> dict[str, str]:
-    """One iCalendar text per collection, every time with TZID and its VTIMEZONE."""
+    """One iCalendar text per collection, every time with TZID and its VTIMEZONE; closed items with their STATUS."""
     from icalendar import Calendar, Event, Todo, vRecur
 
     zone = meta.zone
@@ -159,7 +209,7 @@ def ics_calendars(items: list[dict[str, Any]], meta: Meta) -> dict[str, str]:
             todo.add("uid", raw["uid"])
             todo.add("dtstamp", stamp)
             todo.add("summary", raw["title"])
-            todo.add("status", "NEEDS-ACTION")
+            todo.add("status", raw.get("status", "NEEDS-ACTION"))
             if raw.get("due"):
                 todo.add("due", _when(raw["due"], zone))
             cal.add_component(todo)
@@ -170,6 +220,8 @@ def ics_calendars(items: list[dict[str, Any]], meta: Meta) -> dict[str, str]:
         master.add("summary", raw["title"])
         master.add("dtstart", _when(raw["start"], zone))
         master.add("dtend", _when(raw["end"], zone))
+        if raw.get("status"):
+            master.add("status", raw["status"])
         if raw.get("rrule"):
             master.add("rrule", vRecur.from_ical(raw["rrule"]))
         for value in raw.get("exdate", ()):

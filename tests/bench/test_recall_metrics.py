@@ -5,7 +5,7 @@ from bench.recall import Result, metrics, rank_of
 
 
 def result(category: str, rank: int | None, wrong: bool | None = False) -> Result:
-    return Result(ref_id=f"r-{category}-{rank}", category=category, split="tune", rank=rank, wrong=wrong,
+    return Result(ref_id=f"r-{category}-{rank}", category=category, split="train", rank=rank, wrong=wrong,
                   occurrence_ok=None, ms=1.0)
 
 
