@@ -254,7 +254,8 @@ GROCERIES = ["milk", "eggs", "bread", "coffee beans", "oat milk", "butter", "ric
              "dishwasher tablets", "bin bags", "toothpaste", "nappies for the neighbour's baby shower",
              "birthday candles", "wrapping paper", "batteries", "sunscreen", "plasters", "dog food",
              "cat litter for the neighbour", "flour", "sugar", "lemons"]
-FR_GROCERIES = ["croissants", "baguette", "comté", "saucisson", "lessive", "éponges", "farine", "beurre demi-sel"]
+FR_GROCERIES = ["des croissants", "une baguette", "du comté", "du saucisson", "de la lessive", "des éponges",
+                "de la farine", "du beurre demi-sel"]
 FAMILY_TASKS = [
     "Sign Léa's school trip form", "Pay the canteen bill", "Buy Hugo's judo belt", "Label the kids' coats",
     "Book the paediatrician for Hugo", "Book the dentist for Léa", "Renew Léa's passport", "Renew Hugo's ID card",
@@ -321,7 +322,7 @@ def hand_tasks() -> None:
     for collection, titles in (("admin", ADMIN_TASKS), ("home", HOME_TASKS), ("family", FAMILY_TASKS),
                                ("garden", GARDEN_TASKS), ("choir", CHOIR_TASKS), ("personal", PERSONAL_TASKS)):
         for title in titles:
-            task(collection, title, due=some_due(), status="COMPLETED" if rng.random() < 0.04 else None)
+            task(collection, title, due=some_due(), status="COMPLETED" if rng.random() < 0.06 else None)
     for collection, title in SIMILAR_TASKS:
         task(collection, title, due=some_due())
     for collection, title in DUPLICATE_TASKS:
@@ -330,20 +331,28 @@ def hand_tasks() -> None:
         task("home", f"Buy {thing}", due=some_due(overdue_share=0.1, none_share=0.6),
              status="COMPLETED" if rng.random() < 0.05 else None)
     for thing in FR_GROCERIES:
-        task("home", f"Acheter {'du' if thing[-1] != 's' else 'des'} {thing}" if thing not in ("baguette",)
-             else "Acheter une baguette", due=some_due(none_share=0.7))
+        task("home", f"Acheter {thing}", due=some_due(none_share=0.7))
 
 
 # Filler: the many small tasks of a working year, combined from parts --------------------------------------
 
-FILLER_VERBS = ["Check", "Update", "Tidy", "Sort", "Reply to", "Read", "Review", "File", "Draft", "Prepare"]
-FILLER_OBJECTS = ["the inbox", "invoices folder", "the shared drive", "moodboard archive", "font folder",
-                  "reference photos", "client folders", "press kit", "tax documents", "receipts box",
-                  "the newsletter list", "the project tracker", "the studio calendar", "supplier list",
-                  "print shop quotes", "stock photo licences", "the mood wall", "Instagram drafts",
-                  "portfolio captions", "business plan", "contract templates", "proposal template",
-                  "email signatures", "password manager", "cloud storage plan", "brand assets folder",
-                  "colour swatches", "paper samples", "sketchbook scans", "Dribbble shots"]
+# Each object with the verbs a person would put before it.
+FILLER = [
+    (("Sort", "Clear", "Tidy"), "the inbox"), (("Sort", "Tidy"), "the invoices folder"),
+    (("Tidy", "Clean up"), "the shared drive"), (("Archive", "Tidy"), "the moodboard folder"),
+    (("Tidy", "Clean up"), "the font folder"), (("Sort", "Rename"), "the reference photos"),
+    (("Archive", "Tidy"), "the 2026 client folders"), (("Update", "Finish"), "the press kit"),
+    (("Gather", "Sort"), "the tax documents"), (("Sort", "Empty"), "the receipts box"),
+    (("Clean up", "Update"), "the newsletter list"), (("Update", "Check"), "the project tracker"),
+    (("Update",), "the supplier list"), (("Compare", "Ask for"), "print shop quotes"),
+    (("Renew", "Check"), "the stock photo licences"), (("Schedule", "Write"), "the Instagram posts"),
+    (("Write", "Proofread"), "the portfolio captions"), (("Update", "Rewrite"), "the business plan"),
+    (("Update", "Translate"), "the contract templates"), (("Update", "Shorten"), "the proposal template"),
+    (("Update",), "the email signature"), (("Clean up",), "the password manager"),
+    (("Upgrade", "Downgrade"), "the cloud storage plan"), (("Organise", "Back up"), "the brand assets folder"),
+    (("Order", "Sort"), "paper samples"), (("Scan", "Sort"), "the sketchbook pages"),
+    (("Post", "Plan"), "the Dribbble shots"), (("Back up", "Sort"), "the phone photos"),
+]
 WEEK_NOTES = ["weekly review", "monthly review", "quarterly plan", "goals for April", "goals for May"]
 FILLER_PEOPLE = ["Marion", "Claire", "Inès", "Gérard", "Françoise", "Sandrine", "Noah's parents", "Aunt Odile",
                  "Thomas", "Nadia", "Yann", "Bastien", "Chloé", "Élodie", "Karim", "Lukas", "Paloma", "Ben"]
@@ -353,8 +362,9 @@ PEOPLE_TASKS = ["Text {p} back", "Lunch plans with {p}", "Return {p}'s book", "S
 
 
 def filler_tasks(target: int) -> None:
-    combos = [(v, o) for v in FILLER_VERBS for o in FILLER_OBJECTS]
+    combos = [(v, o) for verbs, o in FILLER for v in verbs]
     rng.shuffle(combos)
+    work = {f"{v} {o}" for v, o in combos}
     people = [(t, p) for t in PEOPLE_TASKS for p in FILLER_PEOPLE]
     rng.shuffle(people)
     notes = [f"{verb} the {n}" for verb in ("Write", "Do", "Plan") for n in WEEK_NOTES]
@@ -362,7 +372,7 @@ def filler_tasks(target: int) -> None:
     for title in pool:
         if sum(1 for i in ITEMS if i["kind"] == "task") >= target:
             break
-        collection = "admin" if title.split()[0] in FILLER_VERBS else rng.choice(["personal", "family", "personal"])
+        collection = "admin" if title in work else rng.choice(["personal", "family", "personal"])
         task(collection, title, due=some_due(none_share=0.55), status="COMPLETED" if rng.random() < 0.04 else None)
 
 
@@ -534,10 +544,15 @@ def more_events_and_tasks(task_target: int) -> None:
 
 
 # The same small work in the household's and the clients' languages.
-FR_FILLER_VERBS = ["Trier", "Ranger", "Mettre à jour", "Vérifier", "Classer"]
-FR_FILLER_OBJECTS = ["les factures", "les photos de vacances", "le dossier de la CAF", "les papiers de la voiture",
-                     "les dessins des enfants", "le tableau des dépenses", "les mails", "le placard de l'entrée",
-                     "les jouets", "le dossier impôts", "les carnets de santé", "les bulletins scolaires"]
+FR_FILLER = [
+    (("Trier", "Classer"), "les factures"), (("Trier", "Imprimer"), "les photos de vacances"),
+    (("Mettre à jour", "Envoyer"), "le dossier de la CAF"), (("Ranger", "Classer"), "les papiers de la voiture"),
+    (("Trier", "Encadrer"), "les dessins des enfants"), (("Mettre à jour",), "le tableau des dépenses"),
+    (("Trier", "Répondre à"), "les mails de l'école"), (("Ranger", "Vider"), "le placard de l'entrée"),
+    (("Trier", "Donner"), "les jouets"), (("Préparer", "Classer"), "le dossier impôts"),
+    (("Retrouver", "Mettre à jour"), "les carnets de santé"), (("Signer", "Classer"), "les bulletins scolaires"),
+    (("Ranger", "Nettoyer"), "le garage"), (("Réserver", "Annuler"), "le restaurant pour samedi"),
+]
 FR_MORE_GROCERIES = ["Acheter du pain de mie", "Acheter des compotes", "Acheter du liquide vaisselle",
                      "Acheter des croquettes pour Biscuit", "Acheter des fraises", "Acheter du café moulu",
                      "Acheter des piles", "Acheter un cadeau pour Jade", "Acheter des graines de capucine",
@@ -556,8 +571,8 @@ DE_SOCIAL = ["Kaffee mit {p}", "Abendessen mit {p}", "Videocall mit {p}"]
 
 
 def other_languages() -> None:
-    for verb in FR_FILLER_VERBS:
-        for obj in FR_FILLER_OBJECTS:
+    for verbs, obj in FR_FILLER:
+        for verb in verbs:
             task(rng.choice(["home", "family", "admin"]), f"{verb} {obj}", due=some_due(none_share=0.6),
                  status="COMPLETED" if rng.random() < 0.04 else None)
     for title in FR_MORE_GROCERIES:
