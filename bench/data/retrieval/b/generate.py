@@ -365,7 +365,7 @@ def filler_tasks(target: int) -> None:
     combos = [(v, o) for verbs, o in FILLER for v in verbs]
     rng.shuffle(combos)
     work = {f"{v} {o}" for v, o in combos}
-    people = [(t, p) for t in PEOPLE_TASKS for p in FILLER_PEOPLE]
+    people = [(t, p) for t in PEOPLE_TASKS for p in FILLER_PEOPLE if not (p.endswith("parents") and "{p}'s" in t)]
     rng.shuffle(people)
     notes = [f"{verb} the {n}" for verb in ("Write", "Do", "Plan") for n in WEEK_NOTES]
     pool = [f"{v} {o}" for v, o in combos] + [t.format(p=p) for t, p in people] + notes
@@ -477,10 +477,36 @@ def series_events() -> None:
           status="CANCELLED")
 
 
+# Days that are not any day: a holiday, a wedding, a concert.
+FIXED = {"Easter in Annecy": "2027-03-27 09:00", "Inès's wedding": "2027-05-22 14:00",
+         "Spring concert": "2027-04-24 20:00", "Dress rehearsal at Saint-Bruno": "2027-04-22 19:30",
+         "Concert de printemps: répétition générale": "2027-04-17 14:00", "Léa's birthday party": "2027-04-10 14:00",
+         "Run in Lyon 10k": "2027-04-18 09:00", "Choir weekend in Cluny": "2027-05-15 09:00",
+         "Design week Milan": "2027-04-12 09:00", "Mum visits": "2027-03-12 18:00",
+         "Kermesse de l'école": "2027-05-29 10:00", "Carnaval de l'école": "2027-03-19 14:00",
+         "Nuits Sonores": "2027-05-14 20:00", "Fête du jardin partagé": "2027-05-08 11:00",
+         "Anniversary dinner": "2027-04-16 20:00", "Swimming gala": "2027-05-29 15:00",
+         "Judo competition": "2027-04-03 09:00", "Pottery open day": "2027-03-13 10:00",
+         "Seed swap at the community garden": "2027-03-20 10:00", "Allotment work party": "2027-03-06 10:00",
+         "Plant sale at the Parc de la Tête d'Or": "2027-04-25 10:00"}
+# The hours a meeting of that kind happens at.
+MEAL_HOURS = {"Brunch": ("11:00", "11:30"), "Lunch": ("12:30", "13:00"), "Déjeuner": ("12:30", "13:00"),
+              "Comida": ("13:30", "14:00"), "Dinner": ("19:30", "20:00"), "Dîner": ("19:30", "20:00"),
+              "Cena": ("20:30", "21:00"), "Abendessen": ("19:00", "19:30"), "Coffee": ("10:00", "16:00"),
+              "Café": ("10:00", "16:30"), "Kaffee": ("10:00", "15:00"), "Drinks": ("18:30", "19:00"),
+              "Apéro": ("18:30", "19:00"), "Tennis": ("12:30", "18:00"), "Climbing": ("18:00", "19:00")}
+
+
+def social_slot(title: str) -> datetime:
+    return future_slot(hours=MEAL_HOURS.get(title.split()[0], ("12:30", "18:30", "19:30")))
+
+
 def one_off_events(target: int) -> None:
     for collection, title, minutes in PERSONAL_EVENTS + SIMILAR_EVENTS:
         long = minutes >= 600
         start = future_slot(hours=("09:00",) if long else ("09:00", "10:30", "14:00", "16:00", "18:30", "19:30"))
+        if title in FIXED:
+            start = datetime.strptime(FIXED[title], "%Y-%m-%d %H:%M").replace(tzinfo=TZ)
         event(collection, title, start, minutes, status="CANCELLED" if rng.random() < 0.04 else None)
     for collection, title, minutes in DUPLICATE_EVENTS:
         event(collection, title, future_slot(), minutes, allow_duplicate=True)
@@ -493,8 +519,9 @@ def one_off_events(target: int) -> None:
                       status="CANCELLED" if rng.random() < 0.04 else None)
         native = {"de": DE_EVENTS, "es": ES_EVENTS, "fr": FR_EVENTS}.get(lang, [])
         for template in native:
-            title = template.format(client=client, contact=contact, topic=rng.choice(["Entwürfe", "bocetos",
-                                                                                     "maquettes", "budget"]))
+            topic = rng.choice({"de": ["Entwürfe", "Budget"], "es": ["bocetos", "presupuesto"]}.get(
+                lang, ["maquettes", "budget"]))
+            title = template.format(client=client, contact=contact, topic=topic)
             event("studio", title, future_slot(), 60, status="CANCELLED" if rng.random() < 0.04 else None)
     for template in KID_EVENTS:
         for kid in rng.sample(KIDS, 6):
@@ -510,8 +537,9 @@ def one_off_events(target: int) -> None:
     for template, person in socials:
         if sum(1 for i in ITEMS if i["kind"] == "event") >= target:
             break
-        event("personal", template.format(p=person), future_slot(hours=("12:30", "18:30", "19:30", "20:00")),
-              rng.choice([60, 90, 120]), status="CANCELLED" if rng.random() < 0.04 else None)
+        title = template.format(p=person)
+        event("personal", title, social_slot(title), rng.choice([60, 90, 120]),
+              status="CANCELLED" if rng.random() < 0.04 else None)
 
 
 # Dated variants: the same kind of appointment on many days (a real calendar repeats its titles with detail).
@@ -586,8 +614,9 @@ def other_languages() -> None:
                                            (DE_FRIENDS, DE_SOCIAL, "personal")):
         for template in templates:
             for person in friends:
-                event(collection, template.format(p=person), future_slot(hours=("12:30", "18:30", "19:30", "20:00")),
-                      rng.choice([60, 90, 120]), status="CANCELLED" if rng.random() < 0.04 else None)
+                title = template.format(p=person)
+                event(collection, title, social_slot(title), rng.choice([60, 90, 120]),
+                      status="CANCELLED" if rng.random() < 0.04 else None)
 
 
 def main() -> None:
