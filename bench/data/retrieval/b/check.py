@@ -35,6 +35,9 @@ from resolver.domain.items import MAX_OCCURRENCES_PER_ITEM  # noqa: E402
 
 _WORD = re.compile(r"\w+")
 _STOP = frozenset("a an the to of for on in at by and or with from my our your is s".split())
+# Function words of the four languages: sharing one of them is sharing nothing.
+_FUNCTION = frozenset("""le la les l d de du des un une et à au aux pour avec chez en sur
+el los las del y para con por una der die das den dem und für mit von zu im am an auf ein eine about""".split())
 FIRST_FILE = retrieval.DATA / "references.jsonl"  # written before absent_type existed
 
 
@@ -154,6 +157,10 @@ def strict(rid: str, ref: dict, items: list[dict], by_uid: dict[str, dict]) -> l
         if any(i["title"].casefold() == text.strip().casefold() for i in live):
             errors.append(f"{rid}: absent text is a live {kind}'s title")
         named = re.findall(r"\b(b[te]-[a-z0-9-]+)", note)
+        if absent_type == "unrelated":
+            shared = sorted({w for i in items for w in words(text) & words(i["title"])} - _FUNCTION)
+            if shared:
+                errors.append(f"{rid}: unrelated but shares {shared[:5]} with the calendar's titles")
         if absent_type == "completed" and not (named and named[0] in by_uid and not retrieval.is_live(by_uid[named[0]])
                                               and by_uid[named[0]]["kind"] == kind):
             errors.append(f"{rid}: completed must name a closed {kind} in its note")
