@@ -10,7 +10,7 @@ Every reference is written by hand in references.txt, one a line:
 the script finds its uid, so that a label is never typed twice. Options,
 separated by spaces:
 
-    uid=UID            the target when several live items share its title
+    uid=UID            the target when several live items share its title (or `on=` tells them apart)
     on=YYYY-MM-DD      the event occurrence meant starts that day (local)
     at=HH:MM           ... at that time, when the day has several
     next               the event's first live occurrence (a timed reference without a day)
@@ -127,6 +127,12 @@ def build() -> list[dict]:
                         raise ValueError(f"uid {options['uid']} is not the live {target!r}")
                 else:
                     matches = by_title[(kind, target)]
+                    if len(matches) > 1 and kind == "event" and "on" in options:
+                        # Same title: the one with an occurrence that day.
+                        day = date.fromisoformat(options["on"])
+                        matches = [m for m in matches if any(
+                            s.date() == day for s, _e, _r in
+                            retrieval.occurrences(m, meta, limit=MAX_OCCURRENCES_PER_ITEM))]
                     if len(matches) != 1:
                         raise ValueError(f"{len(matches)} live {kind}s titled {target!r}: give uid=")
                     (item,) = matches
