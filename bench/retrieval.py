@@ -65,8 +65,7 @@ ABSENT_TYPES = ("unrelated", "similar", "other_kind", "completed")
 CLOSED_STATUSES = frozenset({"COMPLETED", "CANCELLED"})
 COLLECTION_NAMES = {"work": "Work", "personal": "Personal", "home": "Home",
                     # calendar b's
-                    "studio": "Studio", "admin": "Admin & finances", "family": "Famille", "garden": "Jardin",
-                    "choir": "Chœur"}
+                    "studio": "Studio", "admin": "Admin", "family": "Family", "garden": "Garden", "choir": "Choir"}
 
 
 @dataclass(frozen=True)
