@@ -1,7 +1,7 @@
 """Which rule fuses the lexical pool with the semantic signal? Measured on the labelled set.
 
-    .venv/bin/python bench/fusion_rules.py                 # tune split (the rule is chosen here)
-    .venv/bin/python bench/fusion_rules.py --split heldout # the chosen rule, checked once
+    .venv/bin/python bench/fusion_rules.py                 # train split (formerly "tune") (the rule is chosen here)
+    .venv/bin/python bench/fusion_rules.py --split calibrate # the chosen rule, checked once
 
 For every labelled reference with one expected item, the reference's time
 expression is taken out as the pipeline does, the lexical pool is built
@@ -48,7 +48,7 @@ def observations(split: str):
     by_kind = {kind: [i for i in items if i.kind.value == kind] for kind in ("task", "event")}
     encoder = MultilingualUSE()
     vectors = {kind: encoder.encode([i.title for i in chosen]) for kind, chosen in by_kind.items()}
-    for ref in retrieval.load_references():
+    for ref in retrieval.load_references("a"):
         if ref["category"] in SKIP or (split != "all" and ref["split"] != split):
             continue
         chosen = by_kind[ref["kind"]]
@@ -140,7 +140,7 @@ RULES = {
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--split", choices=("tune", "heldout", "all"), default="tune")
+    parser.add_argument("--split", choices=("train", "calibrate", "all"), default="train")
     args = parser.parse_args(argv)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lifeproject.settings")
     import django

@@ -1,7 +1,7 @@
 """Does removing the encoder's language bias help? Centering, all-but-the-top, per-language centroids.
 
-    PYTHONPATH=. .venv/bin/python bench/language_bias.py                 # tune split only
-    PYTHONPATH=. .venv/bin/python bench/language_bias.py --variants none,language-shift --split heldout
+    PYTHONPATH=. .venv/bin/python bench/language_bias.py                 # train split (formerly "tune") only
+    PYTHONPATH=. .venv/bin/python bench/language_bias.py --variants none,language-shift --split calibrate
 
 A multilingual sentence encoder puts two sentences of the same language
 nearer than their meanings alone would: "hang the washing out to dry" finds
@@ -188,7 +188,7 @@ def oracle(raw: Any, sample: dict[str, np.ndarray]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--split", choices=retrieval.SPLITS, default="tune")
+    parser.add_argument("--split", choices=retrieval.SPLITS, default="train")
     parser.add_argument("--variants", help="comma-separated names (default all)")
     parser.add_argument("--show-misses", metavar="VARIANT", help="print the pipeline's cross-language misses")
     args = parser.parse_args(argv)
@@ -201,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
 
     meta = retrieval.load_meta()
     raw_items = retrieval.load_items()
-    refs = [r for r in retrieval.load_references() if r["split"] == args.split]
+    refs = [r for r in retrieval.load_references("a") if r["split"] == args.split]
     items = retrieval.memory_items(raw_items, meta)
     by_kind = {kind: [i for i in items if i.kind.value == kind] for kind in ("task", "event")}
     raw = Cached(MultilingualUSE())
@@ -216,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     print("the sample's own sentences by nearest centroid: " + ", ".join(
         f"{lang} {int(np.sum(lang_of.language(sample_vectors[lang]) == n))}/{len(sample_vectors[lang])}"
         for n, lang in enumerate(LANGUAGES)))
-    if args.split == "tune":
+    if args.split == "train":
         oracle(raw, sample_vectors)
 
     categories = [c for c in retrieval.CATEGORIES if c != retrieval.ABSENT and any(r["category"] == c for r in refs)]

@@ -1,16 +1,21 @@
 """Retrieval quality on the labelled set: the project's pipeline against simple baselines.
 
-    .venv/bin/python bench/recall.py                       # memory calendar, tune and heldout tables
-    .venv/bin/python bench/recall.py --split tune --show-misses
+    .venv/bin/python bench/recall.py                       # memory calendars, train, calibrate and test tables
+    .venv/bin/python bench/recall.py --split train --show-misses
+    .venv/bin/python bench/recall.py --calendar b --category absent
     .venv/bin/python bench/recall.py --live --json bench/out/recall.json
 
-Every reference in bench/data/retrieval/references.jsonl is resolved through
-`resolver.domain.pipeline.resolve` with the set's fixed clock and time zone,
+Every reference of every bench/data/retrieval/references*.jsonl and
+bench/data/retrieval/b/references*.jsonl (bench/retrieval.py) is resolved against
+its own calendar (`calendar`: "a" or "b"; one memory calendar per calendar,
+reused across its references) through
+`resolver.domain.pipeline.resolve` with that calendar's fixed clock and time zone,
 the judge off (DisabledJudge) and no approved threshold (NoThresholds): the
 order a person sees when the judge is off. The project's rank list is the
 resolved item alone (status ok) or the clarification's candidates in order.
-`--live` adds one more pass through a real Radicale on loopback, seeded from
-the same data as iCalendar and read with CalDAVCalendar.
+`--live` adds one more pass through a real Radicale on loopback per calendar, seeded from
+the same data as iCalendar (closed items with their STATUS, which the reader
+must drop) and read with CalDAVCalendar.
 
 The same pipeline runs again with the semantic signal off ("project-lexical",
 RESOLVER["SEMANTIC"] = False: the resolver before issue 29), and with the
@@ -43,7 +48,13 @@ overall `wrong` counts every reference):
   `expected_occurrence_start`; baselines know no occurrences: n/a;
 - median milliseconds per reference.
 
-Nothing is tuned on the heldout split; the tables keep the splits apart.
+For `absent`, one more line per `absent_type` (unrelated, similar,
+other_kind, completed): how many were answered with no candidates at all
+(needs_clarification, empty list), how many resolved (wrong), and the
+number of candidates offered (median, max).
+
+Splits: train (rules are chosen there), calibrate (a model's probabilities
+are fitted there), test (read once); the tables keep the splits apart.
 """
 from __future__ import annotations
 
@@ -90,6 +101,9 @@ class Result:
     top: list[str] = field(default_factory=list)  # uids, best first
     status: str = ""
     first_occurrence: str | None = None
+    calendar: str = retrieval.DEFAULT_CALENDAR
+    absent_type: str | None = None
+    candidates: int | None = None  # how many candidates the clarification offered (the project only)
 
 
 def rank_of(expected: Sequence[str], ranked: Sequence[str]) -> int | None:
@@ -149,34 +163,47 @@ BASELINES = {
 }
 
 
-def run_baseline(name: str, refs: list[dict[str, Any]], by_kind: dict[str, list[Any]]) -> list[Result]:
+def _of_calendar(value: Any, ref: dict[str, Any]) -> Any:
+    """`value` itself, or its entry for the reference's calendar when it is a dict keyed by calendar."""
+    if isinstance(value, dict) and set(value) <= set(retrieval.CALENDARS):
+        return value[retrieval.calendar_of(ref)]
+    return value
+
+
+def run_baseline(name: str, refs: list[dict[str, Any]], by_kind: dict[str, Any]) -> list[Result]:
+    """`by_kind`: the items per kind, or one such dict per calendar name."""
     rank = BASELINES[name]
     out = []
     for ref in refs:
+        kinds = by_kind[retrieval.calendar_of(ref)] if set(by_kind) <= set(retrieval.CALENDARS) else by_kind
         started = time.perf_counter()
-        top = rank(ref["text"], by_kind[ref["kind"]])
+        top = rank(ref["text"], kinds[ref["kind"]])
         ms = (time.perf_counter() - started) * 1000
         out.append(Result(ref["id"], ref["category"], ref["split"], rank_of(ref["expected"], top),
-                          wrong=None, occurrence_ok=None, ms=ms, top=top))
+                          wrong=None, occurrence_ok=None, ms=ms, top=top, calendar=retrieval.calendar_of(ref),
+                          absent_type=ref.get("absent_type")))
     return out
 
 
 # The project ----------------------------------------------------------------------------------------
 
 
-def run_project(refs: list[dict[str, Any]], calendar: Any, meta: retrieval.Meta,
-                semantic: Any = None, ranker: Any = None) -> list[Result]:
+def run_project(refs: list[dict[str, Any]], calendar: Any, meta: Any,
+                semantic: Any = None, ranker: Any = None, policy: Any = None) -> list[Result]:
+    """`calendar` and `meta`: one of each, or one per calendar name (each reference runs against its own).
+    `ranker`: the relevance model; `policy`: the thresholds (none approved by default)."""
     from resolver.domain.items import Kind
     from resolver.domain.pipeline import NoThresholds, ResolveRequest, Status, resolve
     from resolver.judges.disabled import DisabledJudge
 
-    judge, policy = DisabledJudge(), NoThresholds()
+    judge, policy = DisabledJudge(), policy or NoThresholds()
     out = []
     for ref in refs:
-        request = ResolveRequest(text=ref["text"], kind=Kind(ref["kind"]), time_zone=meta.zone)
+        ref_meta, ref_calendar = _of_calendar(meta, ref), _of_calendar(calendar, ref)
+        request = ResolveRequest(text=ref["text"], kind=Kind(ref["kind"]), time_zone=ref_meta.zone)
         started = time.perf_counter()
-        outcome = resolve(request=request, calendar=calendar, judge=judge, policy=policy,
-                          request_id=f"bench-{ref['id']}", now=meta.now, semantic=semantic, ranker=ranker)
+        outcome = resolve(request=request, calendar=ref_calendar, judge=judge, policy=policy,
+                          request_id=f"bench-{ref['id']}", now=ref_meta.now, semantic=semantic, ranker=ranker)
         ms = (time.perf_counter() - started) * 1000
         ok = outcome.status is Status.OK
         ranked_items = [outcome.item] if ok and outcome.item is not None else list(outcome.candidates)
@@ -194,7 +221,9 @@ def run_project(refs: list[dict[str, Any]], calendar: Any, meta: retrieval.Meta,
             occurrence_ok = bool(rank == 1 and first_occ is not None
                                  and datetime.fromisoformat(first_occ) == expected)
         out.append(Result(ref["id"], ref["category"], ref["split"], rank, wrong, occurrence_ok, ms, top,
-                          status=outcome.status.value, first_occurrence=first_occ))
+                          status=outcome.status.value, first_occurrence=first_occ,
+                          calendar=retrieval.calendar_of(ref), absent_type=ref.get("absent_type"),
+                          candidates=0 if ok else len(outcome.candidates)))
     return out
 
 
@@ -315,6 +344,32 @@ def render(figures: dict[str, dict[str, Any]], categories: list[str], *, has_tim
     return render_table(headers, rows)
 
 
+def absent_breakdown(results: list[Result], split: str) -> dict[str, dict[str, Any]]:
+    """Per absent_type of the split's `absent` references: answered with no candidates, resolved, offered."""
+    out: dict[str, dict[str, Any]] = {}
+    chosen = [r for r in results if r.split == split and r.category == retrieval.ABSENT]
+    for absent_type in retrieval.ABSENT_TYPES + (None,):
+        group = [r for r in chosen if r.absent_type == absent_type]
+        if not group:
+            continue
+        offered = [r.candidates for r in group if r.candidates is not None]
+        out[absent_type or "untyped"] = {
+            "n": len(group),
+            "no_candidates": sum(1 for r in group if r.status == "needs_clarification" and r.candidates == 0),
+            "wrong": sum(1 for r in group if r.wrong),
+            "candidates_median": statistics.median(offered) if offered else None,
+            "candidates_max": max(offered) if offered else None,
+        }
+    return out
+
+
+def render_absent(breakdown: dict[str, dict[str, Any]], method: str) -> str:
+    parts = [f"{name} {b['n']}: {b['no_candidates']} no candidates, {b['wrong']} wrong, "
+             f"candidates median {_cell(b['candidates_median'])} max {_cell(b['candidates_max'])}"
+             for name, b in breakdown.items()]
+    return f"absent by type ({method}): " + "; ".join(parts)
+
+
 def show_misses(results: list[Result], refs: dict[str, dict[str, Any]], titles: dict[str, str], label: str,
                 write: Callable[[str], None]) -> None:
     for r in results:
@@ -331,25 +386,38 @@ def show_misses(results: list[Result], refs: dict[str, dict[str, Any]], titles: 
             write(f"      {n}. {titles.get(uid, uid)}")
 
 
-def run_live(runs: dict[str, list[Result]], refs: list[dict[str, Any]], raw_items: list[dict[str, Any]],
-             by_kind: dict[str, list[Any]], meta: retrieval.Meta, encoder: Any,
-             write: Callable[[str], None]) -> dict[str, int]:
-    """The project's pass through a real Radicale seeded from the set; how many items differ per kind."""
+def run_live(runs: dict[str, list[Result]], refs: list[dict[str, Any]], raw_items: dict[str, list[dict[str, Any]]],
+             by_kind: dict[str, dict[str, list[Any]]], metas: dict[str, retrieval.Meta], encoder: Any,
+             write: Callable[[str], None]) -> dict[str, dict[str, int]]:
+    """The project's pass through a real Radicale per calendar seeded from its set; items differing per kind.
+
+    The server holds the closed items too (COMPLETED, CANCELLED): the reader must drop them.
+    """
     from resolver.domain.items import Kind
 
-    server = LiveRadicale(raw_items, meta)
-    try:
-        calendar = server.calendar(meta)
-        live_uids = {kind: {i.uid for i in calendar.fetch(kind=Kind(kind), collection_ids=None,
-                                                          time_zone=meta.zone).items}
-                     for kind in ("task", "event")}
-        mismatch = {kind: sorted(live_uids[kind] ^ {i.uid for i in by_kind[kind]}) for kind in by_kind}
-        if any(mismatch.values()):
-            write(f"note: the live server's items differ from the memory set: {mismatch}")
-        runs["project-live"] = run_project(refs, calendar, meta, semantic=encoder)
-    finally:
-        server.stop()
-    return {kind: len(v) for kind, v in mismatch.items()}
+    results: dict[str, Result] = {}
+    notes: dict[str, dict[str, int]] = {}
+    for name in raw_items:
+        mine = [r for r in refs if retrieval.calendar_of(r) == name]
+        if not mine:
+            continue
+        meta = metas[name]
+        server = LiveRadicale(raw_items[name], meta)
+        try:
+            calendar = server.calendar(meta)
+            live_uids = {kind: {i.uid for i in calendar.fetch(kind=Kind(kind), collection_ids=None,
+                                                              time_zone=meta.zone).items}
+                         for kind in ("task", "event")}
+            mismatch = {kind: sorted(live_uids[kind] ^ {i.uid for i in by_kind[name][kind]})
+                        for kind in by_kind[name]}
+            if any(mismatch.values()):
+                write(f"note: calendar {name}: the live server's items differ from the memory set: {mismatch}")
+            results.update((r.ref_id, r) for r in run_project(mine, calendar, meta, semantic=encoder))
+        finally:
+            server.stop()
+        notes[name] = {kind: len(v) for kind, v in mismatch.items()}
+    runs["project-live"] = [results[r["id"]] for r in refs if r["id"] in results]
+    return notes
 
 
 def write_report(args: argparse.Namespace, runs: dict[str, list[Result]], refs: list[dict[str, Any]],
@@ -370,8 +438,10 @@ def write_report(args: argparse.Namespace, runs: dict[str, list[Result]], refs: 
 
 def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--split", choices=("tune", "heldout", "all"), default="all",
+    parser.add_argument("--split", choices=retrieval.SPLITS + ("all",), default="all",
                         help="which references to run (default all; tables per split either way)")
+    parser.add_argument("--calendar", choices=tuple(retrieval.CALENDARS),
+                        help="run only this calendar's references (default every calendar's)")
     parser.add_argument("--live", action="store_true", help="also resolve through a real Radicale on loopback")
     parser.add_argument("--no-ranker", action="store_true", help="leave out the relevance model's runs")
     parser.add_argument("--json", metavar="PATH", help="write the figures as JSON to PATH")
@@ -392,16 +462,22 @@ def main(argv: list[str] | None = None) -> int:
 
     from resolver.calendars.memory import MemoryCalendar
 
-    meta = retrieval.load_meta()
-    raw_items = retrieval.load_items()
-    refs = retrieval.load_references()
+    refs = retrieval.load_references(args.calendar)
     if args.split != "all":
         refs = [r for r in refs if r["split"] == args.split]
     if args.category:
         refs = [r for r in refs if r["category"] == args.category]
-    items = retrieval.memory_items(raw_items, meta)
-    by_kind = {kind: [i for i in items if i.kind.value == kind] for kind in ("task", "event")}
-    titles = {i.uid: i.title for i in items}
+    # One memory calendar per calendar the references name, its items built once.
+    names = [n for n in retrieval.CALENDARS if any(retrieval.calendar_of(r) == n for r in refs)]
+    metas = {n: retrieval.load_meta(retrieval.CALENDARS[n]) for n in names}
+    raw_items = {n: retrieval.load_items(retrieval.CALENDARS[n]) for n in names}
+    items = {n: retrieval.memory_items(raw_items[n], metas[n]) for n in names}
+    by_kind = {n: {kind: [i for i in items[n] if i.kind.value == kind] for kind in ("task", "event")}
+               for n in names}
+    titles = {i.uid: i.title for n in names for i in items[n]}  # the calendars' uids do not overlap
+
+    def calendars() -> dict[str, Any]:
+        return {n: MemoryCalendar(items=list(items[n])) for n in names}
 
     from resolver.conf import resolver_settings
     from resolver.domain.glossary import find_freedict
@@ -412,22 +488,19 @@ def main(argv: list[str] | None = None) -> int:
     encoder = MultilingualUSE(glossary=glossary)
     encoder.encode(["warm up"])  # the model's load is docs/performance.md's, not a reference's
     started = time.perf_counter()
-    runs: dict[str, list[Result]] = {"project": run_project(refs, MemoryCalendar(items=list(items)), meta,
-                                                            semantic=encoder)}
+    runs: dict[str, list[Result]] = {"project": run_project(refs, calendars(), metas, semantic=encoder)}
     memory_seconds = time.perf_counter() - started
     if glossary is not None:
-        runs["project-no-glosses"] = run_project(refs, MemoryCalendar(items=list(items)), meta,
-                                                 semantic=MultilingualUSE())
+        runs["project-no-glosses"] = run_project(refs, calendars(), metas, semantic=MultilingualUSE())
     if not args.no_ranker:
         from resolver.domain.relevance import RelevanceModel
 
         model = RelevanceModel.load()
-        runs["project-ranker"] = run_project(refs, MemoryCalendar(items=list(items)), meta, semantic=encoder,
-                                             ranker=model)
-        runs["project-ranker-words"] = run_project(refs, MemoryCalendar(items=list(items)), meta, ranker=model)
+        runs["project-ranker"] = run_project(refs, calendars(), metas, semantic=encoder, ranker=model)
+        runs["project-ranker-words"] = run_project(refs, calendars(), metas, ranker=model)
     # The same pipeline with the signal off (RESOLVER["SEMANTIC"] = False): the lexical pool alone.
-    runs["project-lexical"] = run_project(refs, MemoryCalendar(items=list(items)), meta)
-    live_note = run_live(runs, refs, raw_items, by_kind, meta, encoder, write) if args.live else None
+    runs["project-lexical"] = run_project(refs, calendars(), metas)
+    live_note = run_live(runs, refs, raw_items, by_kind, metas, encoder, write) if args.live else None
     BASELINES["semantic-alone"] = semantic_alone(encoder)
     for name in BASELINES:
         runs[name] = run_baseline(name, refs, by_kind)
@@ -435,18 +508,26 @@ def main(argv: list[str] | None = None) -> int:
     categories = [c for c in retrieval.CATEGORIES if any(r["category"] == c for r in refs)]
     has_time = any(r.get("expected_occurrence_start") for r in refs)
     report: dict[str, Any] = {
-        "now": meta.now.isoformat(), "time_zone": meta.time_zone, "items": len(items),
+        "calendars": {n: {"now": metas[n].now.isoformat(), "time_zone": metas[n].time_zone,
+                          "items": len(items[n]),
+                          "references": sum(1 for r in refs if retrieval.calendar_of(r) == n)} for n in names},
         "references": len(refs), "memory_pass_seconds": round(memory_seconds, 2),
-        "live_item_mismatch": live_note, "splits": {},
+        "live_item_mismatch": live_note, "splits": {}, "absent_types": {},
     }
+    where = "; ".join(f"calendar {n}: {len(items[n])} live items, now {metas[n].now.isoformat()} "
+                      f"{metas[n].time_zone}" for n in names)
     for split in retrieval.SPLITS:
         if not any(r["split"] == split for r in refs):
             continue
         figures = summarise(runs, split, categories)
         report["splits"][split] = figures
-        write(f"\n== {split} ({sum(1 for r in refs if r['split'] == split)} references, {len(items)} items; "
-              f"now {meta.now.isoformat()} {meta.time_zone}) ==")
+        write(f"\n== {split} ({sum(1 for r in refs if r['split'] == split)} references; {where}) ==")
         write(render(figures, categories, has_time=has_time))
+        for method in ("project", "project-live"):
+            breakdown = absent_breakdown(runs.get(method, []), split)
+            if breakdown:
+                report["absent_types"].setdefault(split, {})[method] = breakdown
+                write(render_absent(breakdown, method))
     write(f"\nmemory pass: {memory_seconds:.1f} s for {len(refs)} references")
     write_report(args, runs, refs, titles, report, write)
     return 0

@@ -1,10 +1,25 @@
 """The labelled retrieval set (bench/data/retrieval/): loading it as items and as iCalendar.
 
+Two calendars of two people, each in its own folder (CALENDARS):
+
+    a: bench/data/retrieval/      b: bench/data/retrieval/b/
     meta.json          the reference clock (`now`), its time zone and the event horizon
     items.jsonl        one task or event per line (uid, collection, kind, title, due | start/end,
-                       rrule, exdate, overrides)
-    references.jsonl   one labelled reference per line (id, text, kind, category, expected,
-                       expected_occurrence_start, split, note)
+                       rrule, exdate, overrides, status)
+    references*.jsonl  one labelled reference per line (id, text, kind, category, expected,
+                       expected_occurrence_start, split, note, calendar, absent_type)
+
+A reference's `calendar` ("a" when missing) names the calendar it is resolved
+against; every `references*.jsonl` of both folders is read (`load_references`).
+`split` is train | calibrate | test: train for choosing rules and features,
+calibrate for fitting a relevance model's probabilities, test read once.
+An `absent` reference (nothing expected) says why in `absent_type`:
+unrelated, similar (shares words, means something else), other_kind (exists
+only as the other kind) or completed (names a COMPLETED task or CANCELLED event).
+
+An item whose `status` is COMPLETED (task) or CANCELLED (event) is not live:
+the memory calendar leaves it out, and the iCalendar keeps it with its STATUS,
+so that a real server holds it and the reader must drop it itself.
 
 The same items feed the memory calendar (`memory_items`, occurrences computed
 here with dateutil over [now, now + horizon]) and a real CalDAV server
@@ -13,17 +28,18 @@ RECURRENCE-ID overrides, so the server and our reader expand them themselves).
 """
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from dateutil.rrule import rrulestr
 
 DATA = Path(__file__).resolve().parent / "data" / "retrieval"
+# Each calendar's folder: its meta.json, items.jsonl and references*.jsonl.
+CALENDARS = {"a": DATA, "b": DATA / "b"}
+DEFAULT_CALENDAR = "a"
 
 CATEGORIES = ("partial", "reordered", "typo", "compound", "initialism", "word_form", "prefix",
               "time_expression", "synonym_paraphrase", "exact", "duplicates",
@@ -38,8 +54,16 @@ LISTS = ("duplicates", "date_alone")
 ABSENT = "absent"
 # Categories whose event references name the occurrence they mean.
 TIMED = ("time_expression", "time_form", "sentence")
-SPLITS = ("tune", "heldout")
-COLLECTION_NAMES = {"work": "Work", "personal": "Personal", "home": "Home"}
+# train: rules and features are chosen here; calibrate: a model's probabilities are fitted here;
+# test: read once, for the figures reported.
+SPLITS = ("train", "calibrate", "test")
+# Why an `absent` reference names nothing live.
+ABSENT_TYPES = ("unrelated", "similar", "other_kind", "completed")
+# Statuses of an item that is not live: a done task, a called-off event.
+CLOSED_STATUSES = frozenset({"COMPLETED", "CANCELLED"})
+COLLECTION_NAMES = {"work": "Work", "personal": "Personal", "home": "Home",
+                    # calendar b's
+                    "studio": "Studio", "admin": "Admin", "family": "Family", "garden": "Garden", "choir": "Choir"}
 
 
 @dataclass(frozen=True)
@@ -68,71 +92,50 @@ def load_items(root: Path = DATA) -> list[dict[str, Any]]:
     return _jsonl(root / "items.jsonl")
 
 
-def load_references(root: Path = DATA) -> list[dict[str, Any]]:
-    return _jsonl(root / "references.jsonl")
+def is_live(item: dict[str, Any]) -> bool:
+    """Not a COMPLETED task nor a CANCELLED event."""
+    return str(item.get("status", "")).upper() not in CLOSED_STATUSES
+
+
+def calendar_of(ref: dict[str, Any]) -> str:
+    return ref.get("calendar", DEFAULT_CALENDAR)
+
+
+def reference_files() -> list[Path]:
+    """Every references*.jsonl of every calendar's folder, in a fixed order."""
+    return [path for root in CALENDARS.values() for path in sorted(root.glob("references*.jsonl"))]
+
+
+def load_references(calendar: str | None = None, *, files: list[Path] | None = None) -> list[dict[str, Any]]:
+    """The references of every file (or of `files`), each with its `calendar`; only `calendar`'s if given."""
+    refs = []
+    for path in reference_files() if files is None else files:
+        for ref in _jsonl(path):
+            ref.setdefault("calendar", DEFAULT_CALENDAR)
+            if calendar is None or ref["calendar"] == calendar:
+                refs.append(ref)
+    return refs
 
 
 def occurrences(item: dict[str, Any], meta: Meta, *, limit: int) -> list[tuple[datetime, datetime, str | None]]:
-    """The event's live occurrences (start, end, recurrence_id) in [now, now + horizon], by start.
+    """The event's live occurrences (start, end, recurrence_id) in [now, now + horizon], by start: the
+    certificate's own expansion (resolver/evaluation/ranking.py), so the bench and the evaluation agree."""
+    from resolver.evaluation.ranking import occurrences as expanded
 
-    A series is expanded in wall-clock time in the set's zone, so that a
-    weekly 18:30 stays at 18:30 across the change to summer time, as a
-    calendar with TZID does. An occurrence is live when it ends after `now`
-    and starts before the horizon's end.
-    """
-    zone = meta.zone
-    start = datetime.fromisoformat(item["start"]).astimezone(zone)
-    end = datetime.fromisoformat(item["end"]).astimezone(zone)
-    length = end - start
-    window_end = meta.now + timedelta(days=meta.horizon_days)
-    if not item.get("rrule"):
-        spans = [(start, end, None)] if end > meta.now and start < window_end else []
-        return spans
-    naive = start.replace(tzinfo=None)
-    rule = rrulestr(item["rrule"], dtstart=naive)
-    lo = (meta.now - length).astimezone(zone).replace(tzinfo=None) - timedelta(days=1)
-    hi = window_end.astimezone(zone).replace(tzinfo=None) + timedelta(days=1)
-    excluded = {datetime.fromisoformat(value) for value in item.get("exdate", ())}
-    moved = {datetime.fromisoformat(o["recurrence_id"]): o for o in item.get("overrides", ())}
-    spans = []
-    for wall in rule.between(lo, hi, inc=True):
-        original = wall.replace(tzinfo=zone)
-        if original in excluded:
-            continue
-        rid = original.isoformat()
-        if original in moved:
-            o = moved[original]
-            spans.append((datetime.fromisoformat(o["start"]).astimezone(zone),
-                          datetime.fromisoformat(o["end"]).astimezone(zone), rid))
-        else:
-            spans.append((original, original + length, rid))
-    live = [s for s in spans if s[1] > meta.now and s[0] < window_end]
-    live.sort(key=lambda s: s[0])
-    return live[:limit]
+    return expanded(item, meta, limit=limit)
 
 
 def memory_items(items: list[dict[str, Any]], meta: Meta) -> list[Any]:
-    """`resolver.domain.items.Item`s for a MemoryCalendar (collection paths as it lists them)."""
-    from resolver.domain.items import MAX_OCCURRENCES_PER_ITEM, Kind, Occurrence, make_item
-    from resolver.domain.times import when_from_iso
+    """`resolver.domain.items.Item`s for a MemoryCalendar (collection paths as it lists them), live ones only:
+    the certificate's own (resolver/evaluation/ranking.py `calendar_items`). An open event with no
+    occurrence in the horizon is a mistake in the set, not an item to drop."""
+    from resolver.domain.items import MAX_OCCURRENCES_PER_ITEM
+    from resolver.evaluation.ranking import calendar_items
 
-    built = []
     for raw in items:
-        kind = Kind(raw["kind"])
-        etag = '"' + hashlib.sha256(json.dumps(raw, sort_keys=True).encode()).hexdigest()[:16] + '"'
-        path = f"/user/{raw['collection']}/"
-        common = dict(collection_path=path, uid=raw["uid"], title=raw["title"], etag=etag, kind=kind,
-                      status="NEEDS-ACTION" if kind is Kind.TASK else None,
-                      href=f"{path}{raw['uid']}.ics")
-        if kind is Kind.TASK:
-            built.append(make_item(**common, due=when_from_iso(raw.get("due"))))
-            continue
-        spans = occurrences(raw, meta, limit=MAX_OCCURRENCES_PER_ITEM)
-        if not spans:
+        if raw["kind"] == "event" and is_live(raw) and not occurrences(raw, meta, limit=MAX_OCCURRENCES_PER_ITEM):
             raise ValueError(f"event {raw['uid']} has no occurrence in the horizon")
-        occ = tuple(Occurrence(start=s, end=e, recurrence_id=rid) for s, e, rid in spans)
-        built.append(make_item(**common, start=occ[0].start, occurrences=occ))
-    return built
+    return calendar_items(items, meta)
 
 
 def _when(value: str, zone: ZoneInfo) -> date | datetime:
@@ -142,7 +145,7 @@ def _when(value: str, zone: ZoneInfo) -> date | datetime:
 
 
 def ics_calendars(items: list[dict[str, Any]], meta: Meta) -> dict[str, str]:
-    """One iCalendar text per collection, every time with TZID and its VTIMEZONE."""
+    """One iCalendar text per collection, every time with TZID and its VTIMEZONE; closed items with their STATUS."""
     from icalendar import Calendar, Event, Todo, vRecur
 
     zone = meta.zone
@@ -159,7 +162,7 @@ def ics_calendars(items: list[dict[str, Any]], meta: Meta) -> dict[str, str]:
             todo.add("uid", raw["uid"])
             todo.add("dtstamp", stamp)
             todo.add("summary", raw["title"])
-            todo.add("status", "NEEDS-ACTION")
+            todo.add("status", raw.get("status", "NEEDS-ACTION"))
             if raw.get("due"):
                 todo.add("due", _when(raw["due"], zone))
             cal.add_component(todo)
@@ -170,6 +173,8 @@ def ics_calendars(items: list[dict[str, Any]], meta: Meta) -> dict[str, str]:
         master.add("summary", raw["title"])
         master.add("dtstart", _when(raw["start"], zone))
         master.add("dtend", _when(raw["end"], zone))
+        if raw.get("status"):
+            master.add("status", raw["status"])
         if raw.get("rrule"):
             master.add("rrule", vRecur.from_ical(raw["rrule"]))
         for value in raw.get("exdate", ()):

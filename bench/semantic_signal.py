@@ -146,14 +146,14 @@ def main(argv: list[str] | None = None) -> int:
             "hits": recall(loaded["titles"], loaded["texts"]), "cold_per_title_ms": float(loaded["cold_per_title_ms"]),
             "encode_one_ms": float(loaded["encode_one_ms"])}
     groups = ["synonym", "cross-language", "foreign title", "every other"]
-    print("recall@1 / recall@19 of the signal alone, tune | heldout; cost per reference and per 5,000 titles\n")
+    print("recall@1 / recall@19 of the signal alone, train | calibrate; cost per reference and per 5,000 titles\n")
     print("| encoder | " + " | ".join(groups) + " | encode one reference ms | 5,000 titles cold s |")
     print("|---|" + "---|" * len(groups) + "---:|---:|")
     for name, run in runs.items():
         cells = []
         for group in groups:
             parts = []
-            for split in ("tune", "heldout"):
+            for split in ("train", "calibrate"):
                 got = run["hits"].get((group, split), [])
                 parts.append(f"{np.mean([a for a, _ in got]):.2f}/{np.mean([b for _, b in got]):.2f}" if got else "n/a")
             cells.append(" \\| ".join(parts))

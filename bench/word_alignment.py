@@ -1,6 +1,6 @@
 """Does a word-alignment score (BERTScore-like, with the encoder's vectors of single words) help?
 
-    PYTHONPATH=. .venv/bin/python bench/word_alignment.py                  # tune split only
+    PYTHONPATH=. .venv/bin/python bench/word_alignment.py                  # train split (formerly "tune") only
     PYTHONPATH=. .venv/bin/python bench/word_alignment.py --variants sentence,rerank19-avg~0.6,avg~0.6 --bigrams
     PYTHONPATH=. .venv/bin/python bench/word_alignment.py --modes '' --variants ...   # the encoder alone, faster
 
@@ -287,7 +287,7 @@ DEFAULT_VARIANTS = ("sentence", "align-F", "avg", "rerank19-avg", "align-F~0.6",
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--split", choices=retrieval.SPLITS, default="tune")
+    parser.add_argument("--split", choices=retrieval.SPLITS, default="train")
     parser.add_argument("--variants", help="comma-separated (default: " + ",".join(DEFAULT_VARIANTS) + ")")
     parser.add_argument("--weighting", choices=("idf", "uniform"), default="idf")
     parser.add_argument("--bigrams", action="store_true", help="also align adjacent content-word pairs")
@@ -303,7 +303,7 @@ def main(argv: list[str] | None = None) -> int:
     from resolver.domain.semantic import MultilingualUSE
 
     meta = retrieval.load_meta()
-    refs = [r for r in retrieval.load_references() if r["split"] == args.split]
+    refs = [r for r in retrieval.load_references("a") if r["split"] == args.split]
     items = retrieval.memory_items(retrieval.load_items(), meta)
     by_kind = {kind: [i for i in items if i.kind.value == kind] for kind in ("task", "event")}
     raw = Cached(MultilingualUSE())

@@ -1,6 +1,9 @@
 """The labelled retrieval set (bench/data/retrieval/) is well formed: labels point at real items.
 
 This checks the data, not the resolver: bench/recall.py measures retrieval.
+Most tests read calendar a and its first file (references.jsonl); calendar b
+and its references are checked by bench/data/retrieval/b/check.py, and the
+loader's handling of both by the tests at the end.
 """
 from __future__ import annotations
 
@@ -31,7 +34,7 @@ def items() -> list[dict]:
 
 @pytest.fixture(scope="module")
 def references() -> list[dict]:
-    return retrieval.load_references()
+    return retrieval.load_references(files=[retrieval.DATA / "references.jsonl"])
 
 
 @pytest.fixture(scope="module")
@@ -106,9 +109,9 @@ def test_references__enough_with_unique_ids_valid_fields(references, by_uid):
             assert by_uid[uid]["kind"] == ref["kind"], ref["id"]
 
 
-def test_references__every_category_present_and_heldout_about_thirty_percent_in_each(references):
+def test_references__every_category_present_and_calibrate_about_thirty_percent_in_each(references):
     per = Counter(r["category"] for r in references)
-    held = Counter(r["category"] for r in references if r["split"] == "heldout")
+    held = Counter(r["category"] for r in references if r["split"] == "calibrate")
     assert set(per) == set(retrieval.CATEGORIES)
     for category, n in per.items():
         assert 0.2 <= held[category] / n <= 0.4, category
@@ -194,3 +197,34 @@ def test_items__ics_expands_to_the_loaders_occurrences(items, meta):
     for item in (i for i in items if i["kind"] == "event"):
         loader = [s for s, _e, _r in retrieval.occurrences(item, meta, limit=MAX_OCCURRENCES_PER_ITEM)]
         assert sorted(from_ics.get(item["uid"], [])) == loader, item["uid"]
+
+
+def test_items__closed_items_are_not_live_but_the_server_holds_them(meta):
+    raw = [{"uid": "t-open", "collection": "home", "kind": "task", "title": "Open"},
+           {"uid": "t-done", "collection": "home", "kind": "task", "title": "Done", "status": "COMPLETED"},
+           {"uid": "e-off", "collection": "home", "kind": "event", "title": "Off", "status": "CANCELLED",
+            "start": "2027-01-12T10:00:00+01:00", "end": "2027-01-12T11:00:00+01:00"}]
+    assert [i.uid for i in retrieval.memory_items(raw, meta)] == ["t-open"]
+    text = retrieval.ics_calendars(raw, meta)["home"]
+    assert "STATUS:COMPLETED" in text and "STATUS:CANCELLED" in text and "STATUS:NEEDS-ACTION" in text
+
+
+def test_references__every_file_is_read_each_with_its_calendar():
+    refs = retrieval.load_references()
+    files = retrieval.reference_files()
+    assert retrieval.DATA / "references.jsonl" in files
+    assert len(refs) == sum(len(retrieval._jsonl(path)) for path in files)
+    assert {r["calendar"] for r in refs} <= set(retrieval.CALENDARS)
+    assert all(r["calendar"] == "a" for r in retrieval.load_references("a"))
+    assert len({r["id"] for r in refs}) == len(refs)
+    assert {r["split"] for r in refs} <= set(retrieval.SPLITS)
+
+
+@pytest.mark.parametrize("name", sorted(retrieval.CALENDARS))
+def test_calendars__each_loads_with_its_own_clock_and_live_items(name):
+    root = retrieval.CALENDARS[name]
+    meta = retrieval.load_meta(root)
+    raw = retrieval.load_items(root)
+    built = retrieval.memory_items(raw, meta)
+    assert [i.uid for i in built] == [i["uid"] for i in raw if retrieval.is_live(i)]
+    assert len({i["uid"] for i in raw}) == len(raw)

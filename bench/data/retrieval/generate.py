@@ -662,7 +662,7 @@ def assign_ids_and_splits(rng: random.Random) -> list[dict]:
         rng.shuffle(order)
         heldout = set(order[: round(len(refs) * HELDOUT_SHARE)])
         for k, ref in enumerate(refs):
-            ref["split"] = "heldout" if k in heldout else "tune"
+            ref["split"] = "calibrate" if k in heldout else "train"
     for n, ref in enumerate(REFS, start=1):
         entry = {"id": f"r{n:04d}", **ref}
         out.append(entry)
@@ -962,7 +962,7 @@ def assign_new(references: list[dict], start: int) -> list[dict]:
         rng.shuffle(order)
         heldout = set(order[: round(len(refs) * HELDOUT_SHARE)])
         for k, ref in enumerate(refs):
-            ref["split"] = "heldout" if k in heldout else "tune"
+            ref["split"] = "calibrate" if k in heldout else "train"
     return references + [{"id": f"r{n:04d}", **ref} for n, ref in enumerate(fresh, start=len(references) + 1)]
 
 
@@ -994,7 +994,7 @@ def main() -> int:
     splits = Counter((r["category"], r["split"]) for r in references)
     print(f"{len(ITEMS)} items {dict(kinds)}; {len(references)} references")
     for cat in sorted(cats):
-        print(f"  {cat:20} {cats[cat]:3}  heldout {splits[(cat, 'heldout')]}")
+        print(f"  {cat:20} {cats[cat]:3}  heldout {splits[(cat, 'calibrate')]}")
     return 0
 
 

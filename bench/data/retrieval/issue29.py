@@ -227,7 +227,7 @@ def reference_lines(known: set[str]) -> list[dict]:
             if uid not in known:
                 raise SystemExit(f"unknown uid {uid} for {text!r}")
             out.append({"id": f"r29-{category[:3]}-{n:03d}", "text": text, "kind": kind, "category": category,
-                        "expected": [uid], "split": "heldout" if n % 3 == 2 else "tune", "note": "issue 29"})
+                        "expected": [uid], "split": "calibrate" if n % 3 == 2 else "train", "note": "issue 29"})
     return out
 
 
