@@ -43,8 +43,6 @@ import numpy as np  # noqa: E402
 from bench import retrieval  # noqa: E402
 
 MODEL_NAME = "relevance-cl-1"
-# Older copies of the set name the splits tune and heldout.
-SPLIT_ALIASES = {"tune": "train", "heldout": "calibrate"}
 
 
 @dataclass
@@ -80,6 +78,9 @@ class Recorder:
     def fingerprint(self, encoder_name: str | None) -> str:
         return "0" * 64
 
+    def retrieval(self, encoder_name: str | None) -> str:
+        return "recorder"
+
 
 def _wrap(item: Any) -> Any:
     from resolver.domain.matching import ScoredCandidate
@@ -92,23 +93,17 @@ def calendars() -> dict[str, tuple[Any, Any]]:
     from resolver.calendars.memory import MemoryCalendar
 
     found = {}
-    loader = getattr(retrieval, "load_calendars", None)
-    if loader is not None:
-        for name, (meta, raw_items) in loader().items():
-            found[name] = (meta, MemoryCalendar(items=list(retrieval.memory_items(raw_items, meta))))
-        return found
-    meta = retrieval.load_meta()
-    found["a"] = (meta, MemoryCalendar(items=list(retrieval.memory_items(retrieval.load_items(), meta))))
+    for name, root in retrieval.CALENDARS.items():
+        meta = retrieval.load_meta(root)
+        found[name] = (meta, MemoryCalendar(items=list(retrieval.memory_items(retrieval.load_items(root), meta))))
     return found
 
 
 def references() -> list[dict[str, Any]]:
-    refs = []
-    for path in sorted(retrieval.DATA.glob("references*.jsonl")):
-        refs += retrieval._jsonl(path)
+    """Every labelled reference of every calendar, its split for fitting (`fitting_split`)."""
+    refs = retrieval.load_references()
     for ref in refs:
         ref["split"] = fitting_split(ref)
-        ref.setdefault("calendar", "a")
     return refs
 
 
@@ -247,24 +242,42 @@ def distribution(e: Example, spec: dict[str, Any]) -> np.ndarray:
     return probs
 
 
-def choose_floor(examples: list[Example], spec: dict[str, Any], loss: float,
-                 limit: int = 19) -> tuple[float, dict[str, Any]]:
-    """The highest floor at which references whose item the pool holds keep it offered, all but `loss` of
-    them, on the calibration split; with the share of references to nothing then offered nothing."""
-    dists = [distribution(e, spec) for e in examples]
-    meant = [(e, p) for e, p in zip(examples, dists) if e.present]
-    absent = [p for e, p in zip(examples, dists) if e.absent]
-    target_p = np.array([max(p[k] for k in e.targets) if len(p) else 0.0 for e, p in meant])
-    absent_max = np.array([p.max() if len(p) else 0.0 for p in absent])
-    chosen, curve = 0.0, []
-    for floor in np.round(np.exp(np.linspace(np.log(0.001), np.log(0.6), 90)), 4):
-        kept = float((target_p >= floor).mean()) if len(target_p) else 1.0
-        nothing = float((absent_max < floor).mean()) if len(absent_max) else 1.0
-        curve.append({"floor": float(floor), "meant_offered": round(kept, 4), "absent_nothing": round(nothing, 4)})
-        if kept >= 1.0 - loss - 1e-12:
-            chosen = float(floor)
-    at = next(c for c in curve if c["floor"] == chosen) if chosen else {"floor": 0.0}
-    return chosen, {"at_floor": at, "curve": curve[::9]}
+def choose_cuts(examples: list[Example], spec: dict[str, Any], loss: float) -> tuple[float, float, dict[str, Any]]:
+    """The floor and the none cut, together, on the calibration split: of the pairs that keep the items meant
+    offered for all but `loss` of the references whose pool holds them, the one offering nothing to the
+    most references to nothing (then the highest floor, then the lowest cut)."""
+    from resolver.domain.relevance import RelevanceModel, _variant
+
+    variant = _variant(spec)
+    scored = []
+    for e in examples:
+        if len(e.matrix) == 0:
+            scored.append((e, np.zeros(0), 1.0))
+            continue
+        probs, none = RelevanceModel.probabilities(e.matrix, variant)
+        scored.append((e, probs, none))
+    meant = [(max(p[k] for k in e.targets), none) for e, p, none in scored if e.present]
+    absent = [(p.max() if len(p) else 0.0, none) for e, p, none in scored if e.absent]
+    floors = [0.0] + list(np.round(np.exp(np.linspace(np.log(0.001), np.log(0.6), 60)), 4))
+    cuts = list(np.round(np.arange(0.3, 1.0001, 0.025), 3)) + [1.01]
+    best, curve = None, []
+    for cut in cuts:
+        for floor in floors:
+            kept = float(np.mean([p >= floor and none < cut for p, none in meant])) if meant else 1.0
+            nothing = float(np.mean([top < floor or none >= cut for top, none in absent])) if absent else 1.0
+            if floor == 0.0 or cut == 1.01:
+                curve.append({"cut": float(cut), "floor": float(floor), "meant_offered": round(kept, 4),
+                              "absent_nothing": round(nothing, 4)})
+            if kept >= 1.0 - loss - 1e-12:
+                key = (nothing, floor, -cut)
+                if best is None or key > best[0]:
+                    best = (key, float(floor), float(cut), kept, nothing)
+    assert best is not None  # floor 0 and no cut keep every item the pool holds
+    _key, floor, cut, kept, nothing = best
+    return floor, cut, {"at_cuts": {"floor": floor, "cut": cut, "meant_offered": round(kept, 4),
+                                    "absent_nothing": round(nothing, 4)},
+                        "curve_by_cut": [c for c in curve if c["floor"] == 0.0][::2],
+                        "curve_by_floor": [c for c in curve if c["cut"] == 1.01][::6]}
 
 
 def train_variant(examples: list[Example], features: list[str], l2: float, loss: float) -> tuple[dict, dict]:
@@ -287,8 +300,8 @@ def train_variant(examples: list[Example], features: list[str], l2: float, loss:
     a, bias = a * slope[0], bias * slope[0] + intercept
     spec = {"features": features, "weights": [round(float(v), 6) for v in w], "temperature": round(t, 4),
             "none": {"features": list(POOL_FEATURES), "weights": [round(float(v), 6) for v in a],
-                     "bias": round(bias, 6)}, "floor": 0.0}
-    spec["floor"], at_floor = choose_floor(calibrate, spec, loss)
+                     "bias": round(bias, 6)}, "floor": 0.0, "none_cut": 1.01}
+    spec["floor"], spec["none_cut"], at_floor = choose_cuts(calibrate, spec, loss)
     p_none = 1 / (1 + np.exp(-(zc @ a + bias)))
     figures = {"train_examples": len(train), "calibrate_examples": len(calibrate),
                "train_absent": sum(e.absent for e in train), "calibrate_absent": sum(e.absent for e in calibrate),
@@ -341,8 +354,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--dry-run", action="store_true", help="print the figures, leave the model file")
     parser.add_argument("--l2", type=float, default=0.001, help="the L2 penalty on the weights")
-    parser.add_argument("--loss", type=float, default=0.01,
-                        help="the floor keeps all but this share of the items meant offered (calibration split)")
+    parser.add_argument("--loss", type=float, default=0.02,
+                        help="the floor and the none cut keep all but this share of the items meant offered "
+                             "(calibration split)")
     parser.add_argument("--out", type=Path, default=None, help="where to write the model (default: the shipped one)")
     parser.add_argument("--cost", action="store_true",
                         help="only time the shipped model scoring 500 candidates (median and minimum of 200 runs)")

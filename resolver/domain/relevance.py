@@ -21,8 +21,9 @@ regularised), calibrated on the calibration split, and shipped as a data file
 SHA-256 and the encoder it was trained with. At run time this is plain numpy
 over a few dozen rows: no new dependency, well under a millisecond.
 
-A candidate below the model's floor (chosen on the calibration split) is not
-offered: a reference to nothing then answers `no_candidates`. The model never
+A candidate below the model's floor is not offered, and nothing is when
+P(none of them) reaches the model's cut (both chosen together on the
+calibration split): a reference to nothing then answers `no_candidates`. The model never
 resolves on its own: only a threshold certified for its name and fingerprint
 and approved by staff lets its top candidate be the answer (invariant 4).
 """
@@ -108,6 +109,7 @@ class Variant:
     temperature: float  # the candidates' softmax divides the utilities by it
     none: NoneModel
     floor: float  # candidates below this probability are not offered
+    none_cut: float = 1.0  # at or above this P(none of them), nothing is offered
 
 
 @dataclass(frozen=True)
@@ -188,7 +190,7 @@ class RelevanceModel:
             return Scored(candidates=(), probabilities=(), none=1.0, considered=0, above_floor=0)
         probs, none = self.probabilities(matrix, variant)
         order = sorted(range(len(candidates)), key=lambda k: (-float(probs[k]), k))
-        kept = [k for k in order if probs[k] >= variant.floor]
+        kept = [] if none >= variant.none_cut else [k for k in order if probs[k] >= variant.floor]
         listed = kept[:limit]
         lexical_n = len(gathered.lexical)
         return Scored(candidates=tuple(candidates[k] for k in listed),
@@ -217,6 +219,7 @@ def _variant(spec: dict[str, Any]) -> Variant:
     none = spec["none"]
     return Variant(features=tuple(spec["features"]), weights=tuple(float(w) for w in spec["weights"]),
                    temperature=float(spec["temperature"]), floor=float(spec["floor"]),
+                   none_cut=float(spec.get("none_cut", 1.0)),
                    none=NoneModel(features=tuple(none["features"]), weights=tuple(float(w) for w in none["weights"]),
                                   bias=float(none["bias"])))
 
