@@ -243,41 +243,41 @@ def distribution(e: Example, spec: dict[str, Any]) -> np.ndarray:
 
 
 def choose_cuts(examples: list[Example], spec: dict[str, Any], loss: float) -> tuple[float, float, dict[str, Any]]:
-    """The floor and the none cut, together, on the calibration split: of the pairs that keep the items meant
-    offered for all but `loss` of the references whose pool holds them, the one offering nothing to the
-    most references to nothing (then the highest floor, then the lowest cut)."""
+    """The floor and the none cut on the calibration split, each spending half of `loss`: the highest floor
+    that keeps the items meant offered for all but loss/2 of the references whose pool holds them (it
+    shortens every list), then the lowest cut that keeps all but `loss` with that floor (it empties the
+    lists of references to nothing)."""
     from resolver.domain.relevance import RelevanceModel, _variant
 
     variant = _variant(spec)
-    scored = []
+    meant, absent = [], []
     for e in examples:
         if len(e.matrix) == 0:
-            scored.append((e, np.zeros(0), 1.0))
+            if e.absent:
+                absent.append((0.0, 1.0))
             continue
         probs, none = RelevanceModel.probabilities(e.matrix, variant)
-        scored.append((e, probs, none))
-    meant = [(max(p[k] for k in e.targets), none) for e, p, none in scored if e.present]
-    absent = [(p.max() if len(p) else 0.0, none) for e, p, none in scored if e.absent]
+        if e.present:
+            meant.append((max(probs[k] for k in e.targets), none))
+        elif e.absent:
+            absent.append((float(probs.max()), none))
+
+    def figures(floor: float, cut: float) -> tuple[float, float]:
+        kept = float(np.mean([p >= floor and none < cut for p, none in meant])) if meant else 1.0
+        nothing = float(np.mean([top < floor or none >= cut for top, none in absent])) if absent else 1.0
+        return kept, nothing
+
     floors = [0.0] + list(np.round(np.exp(np.linspace(np.log(0.001), np.log(0.6), 60)), 4))
     cuts = list(np.round(np.arange(0.3, 1.0001, 0.025), 3)) + [1.01]
-    best, curve = None, []
-    for cut in cuts:
-        for floor in floors:
-            kept = float(np.mean([p >= floor and none < cut for p, none in meant])) if meant else 1.0
-            nothing = float(np.mean([top < floor or none >= cut for top, none in absent])) if absent else 1.0
-            if floor == 0.0 or cut == 1.01:
-                curve.append({"cut": float(cut), "floor": float(floor), "meant_offered": round(kept, 4),
-                              "absent_nothing": round(nothing, 4)})
-            if kept >= 1.0 - loss - 1e-12:
-                key = (nothing, floor, -cut)
-                if best is None or key > best[0]:
-                    best = (key, float(floor), float(cut), kept, nothing)
-    assert best is not None  # floor 0 and no cut keep every item the pool holds
-    _key, floor, cut, kept, nothing = best
-    return floor, cut, {"at_cuts": {"floor": floor, "cut": cut, "meant_offered": round(kept, 4),
-                                    "absent_nothing": round(nothing, 4)},
-                        "curve_by_cut": [c for c in curve if c["floor"] == 0.0][::2],
-                        "curve_by_floor": [c for c in curve if c["cut"] == 1.01][::6]}
+    floor = max(f for f in floors if figures(f, 1.01)[0] >= 1.0 - loss / 2 - 1e-12)
+    cut = min(c for c in cuts if figures(floor, c)[0] >= 1.0 - loss - 1e-12)
+    kept, nothing = figures(floor, cut)
+    curve = [{"floor": float(f), "cut": float(c), "meant_offered": round(figures(f, c)[0], 4),
+              "absent_nothing": round(figures(f, c)[1], 4)}
+             for f, c in [(f, 1.01) for f in floors[::10]] + [(floor, c) for c in cuts[::3]]]
+    return float(floor), float(cut), {"at_cuts": {"floor": float(floor), "cut": float(cut),
+                                                  "meant_offered": round(kept, 4),
+                                                  "absent_nothing": round(nothing, 4)}, "curve": curve}
 
 
 def train_variant(examples: list[Example], features: list[str], l2: float, loss: float) -> tuple[dict, dict]:
