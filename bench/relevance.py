@@ -321,6 +321,32 @@ def _auc(scores: np.ndarray, labels: np.ndarray) -> float:
     return float((ranks[positive].sum() - n_pos * (n_pos + 1) / 2) / max(n_pos * n_neg, 1))
 
 
+# What a shipped reference keeps (resolver/evaluation/cases.py reads these).
+SHIPPED_FIELDS = ("id", "text", "kind", "category", "expected", "expected_occurrence_start", "split", "note")
+
+
+def write_cases() -> int:
+    """The calibration split (fitting_split) of every calendar, with its whole calendar, as the package's set."""
+    from resolver.evaluation.cases import RANKER_CASES_PATH, load_case_set
+
+    refs = references()
+    for name, root in retrieval.CALENDARS.items():
+        out = RANKER_CASES_PATH / name
+        out.mkdir(parents=True, exist_ok=True)
+        meta = json.loads((root / "meta.json").read_text(encoding="utf-8"))
+        (out / "meta.json").write_text(json.dumps({key: meta[key] for key in ("now", "time_zone", "horizon_days")},
+                                                  indent=1) + "\n", encoding="utf-8")
+        (out / "items.jsonl").write_bytes((root / "items.jsonl").read_bytes())
+        chosen = [{key: ref[key] for key in SHIPPED_FIELDS if key in ref}
+                  for ref in refs if ref["calendar"] == name and ref["split"] == "calibrate"]
+        (out / "references.jsonl").write_text("".join(json.dumps(ref, ensure_ascii=False) + "\n" for ref in chosen),
+                                             encoding="utf-8")
+        print(f"{out}: {len(chosen)} references")
+    shipped = load_case_set(RANKER_CASES_PATH)
+    print(f"{len(shipped.cases)} cases, digest {shipped.digest}")
+    return 0
+
+
 def cost(candidates: int = 500, runs: int = 200) -> int:
     """The model alone over `candidates` rows (features included): what the pipeline adds per request."""
     import statistics
@@ -358,11 +384,16 @@ def main(argv: list[str] | None = None) -> int:
                         help="the floor and the none cut keep all but this share of the items meant offered "
                              "(calibration split)")
     parser.add_argument("--out", type=Path, default=None, help="where to write the model (default: the shipped one)")
+    parser.add_argument("--write-cases", action="store_true",
+                        help="only write the calibration split, with its calendars, as the case set the package "
+                             "ships for the ranker's certificate (resolver/evaluation/data/reference_match/)")
     parser.add_argument("--cost", action="store_true",
                         help="only time the shipped model scoring 500 candidates (median and minimum of 200 runs)")
     args = parser.parse_args(argv)
     if args.cost:
         return cost()
+    if args.write_cases:
+        return write_cases()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lifeproject.settings")
     import django
 

@@ -112,6 +112,8 @@ class Pool:
     similarities: dict[str, float] = field(default_factory=dict, compare=False)
     # The relevance model's probabilities, when it ordered and cut the pool (resolver/domain/relevance.py).
     scored: Any = field(default=None, compare=False)
+    # The share of the reference's word weight no title matches at all (words the calendar does not know).
+    unknown: float = field(default=0.0, compare=False)
 
     @property
     def narrowed(self) -> bool:
@@ -496,6 +498,7 @@ def _rank(
     bonus_words: Sequence[str],
     limit: int | None,
     memo: MatchingMemo | None = None,
+    unknown_out: list[float] | None = None,
 ) -> tuple[list[ScoredCandidate], int]:
     """The best `limit` candidates (all when None) in order, and how many matched."""
     if not items:
@@ -506,7 +509,9 @@ def _rank(
     if not words:
         return [], 0
     index = title_index(items, language=language, memo=memo)
-    hits, scores, unmatched, by_initials, coverage = _scores(words, all_tokens, bonus_words, index)
+    hits, scores, unmatched, by_initials, coverage, unknown = _scores(words, all_tokens, bonus_words, index)
+    if unknown_out is not None:
+        unknown_out.append(unknown)
     if hits.size == 0:
         return [], 0
     if time_range is not None:
@@ -558,10 +563,11 @@ def _qualities(words: list[str], all_tokens: list[str], bonus_words: Sequence[st
 
 
 def _scores(words: list[str], all_tokens: list[str], bonus_words: Sequence[str],
-            index: TitleIndex) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+            index: TitleIndex) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
     """The positions of the titles some reference word matched, their scores, the share
     of the reference's word weight each matches in no way, which matched by initials,
-    and the share of each title's words the reference covers."""
+    the share of each title's words the reference covers, and the share of the reference's
+    word weight that no title matches at all (a word the calendar does not know)."""
     total = len(index.items)
     qualities, covered, by_initials = _qualities(words, all_tokens, bonus_words, index)
     # BM25's IDF of each reference word over the titles it matches (strongly, if any do).
@@ -571,14 +577,15 @@ def _scores(words: list[str], all_tokens: list[str], bonus_words: Sequence[str],
     weights = np.log1p((total - counts + 0.5) / (counts + 0.5))
     reference = weights @ qualities
     hits = np.flatnonzero(reference > 0)
+    unknown = float(weights[present == 0].sum() / weights.sum()) if weights.sum() > 0 else 0.0
     if hits.size == 0:
-        return hits, reference[:0], reference[:0], by_initials[:0], reference[:0]
+        return hits, reference[:0], reference[:0], by_initials[:0], reference[:0], unknown
     distinct = index.distinct[hits]
     coverage = np.minimum(covered[hits], distinct) / np.maximum(distinct, 1.0)
     total_weight = weights.sum()
     unmatched = (weights @ (qualities[:, hits] <= 0)) / total_weight
     return (hits, reference[hits] / total_weight + TITLE_COVERAGE_WEIGHT * coverage, unmatched, by_initials[hits],
-            coverage)
+            coverage, unknown)
 
 
 def _coarse_cut(coarse: np.ndarray, first: np.ndarray, buckets: np.ndarray, limit: int | None) -> np.ndarray:
@@ -656,11 +663,12 @@ def build_pool(
     """
     if time_range is not None and not title_naming_words(text, items, language=language):
         return _date_alone(text, items, time_range, tz=tz, limit=limit)
+    unknown: list[float] = []
     ranked, matched = _rank(text, items, language=language, time_range=time_range, tz=tz,
-                            bonus_words=bonus_words, limit=limit, memo=memo)
+                            bonus_words=bonus_words, limit=limit, memo=memo, unknown_out=unknown)
     if not ranked and time_range is not None:
         return _date_alone(text, items, time_range, tz=tz, limit=limit)
-    return Pool(candidates=tuple(ranked), matched=matched)
+    return Pool(candidates=tuple(ranked), matched=matched, unknown=unknown[0] if unknown else 1.0)
 
 
 def _date_alone(text: str, items: Sequence[Item], time_range: TimeRange, *, tz: tzinfo, limit: int) -> Pool:

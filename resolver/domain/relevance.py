@@ -72,6 +72,9 @@ FEATURES = (
     "cosine_rank",    # log(1 + rank among the nearest), PREPOOL + 1 when absent
     "nearest_first",  # the encoder's nearest title
     "cosine_x_lex",   # cosine x lex_score: both agree
+    "unknown_words",  # share of the reference's word weight no title of the calendar matches (the same for all)
+    "substitution",   # unmatched x (1 - coverage): a reference word left over where a title word is ("bathroom"
+                      # for "kitchen"): the same sentence about another thing
 )
 _SIGNAL_ONLY = frozenset({"cosine", "cosine_gap", "cosine_rank", "nearest_first", "cosine_x_lex"})
 
@@ -86,6 +89,8 @@ POOL_FEATURES = (
     "top_unmatched", "top_cosine", "top_lex", "top_fuzzy", "top_coverage",
     "any_in_range",    # a time was named and some candidate is in it
     "pool_size",       # log(1 + candidates)
+    "unknown_words",   # share of the reference's word weight the calendar does not know
+    "top_substitution",
 )
 
 
@@ -261,6 +266,8 @@ def pool_features(matrix: np.ndarray, utilities: np.ndarray) -> dict[str, float]
         "top_coverage": float(column["coverage"][top]),
         "any_in_range": float(column["time_in_range"].max()),
         "pool_size": math.log1p(len(utilities)),
+        "unknown_words": float(column["unknown_words"].max()),
+        "top_substitution": float(column["substitution"][top]),
     }
 
 
@@ -275,6 +282,8 @@ class Context:
     cosines: dict[str, float] = field(default_factory=dict)
     nearest: tuple[str, ...] = ()  # item IDs, nearest first
     with_signal: bool = False
+    # The share of the reference's word weight no title matches at all (matching.Pool.unknown).
+    unknown: float = 0.0
 
 
 def feature_matrix(lexical: Sequence[ScoredCandidate], extra: Sequence[Item], context: Context,
@@ -319,6 +328,8 @@ def feature_matrix(lexical: Sequence[ScoredCandidate], extra: Sequence[Item], co
     columns["nearest_first"] = numpy.array([1.0 if context.nearest and c.item.item_id == context.nearest[0]
                                             else 0.0 for c in candidates])
     columns["cosine_x_lex"] = cos * scores
+    columns["unknown_words"] = numpy.full(n, context.unknown)
+    columns["substitution"] = columns["unmatched"] * (1.0 - columns["coverage"])
     matrix = numpy.column_stack([columns[name] for name in features]) if n else numpy.zeros((0, len(features)))
     return candidates, matrix
 
@@ -364,11 +375,11 @@ class Gathered:
 
 def gather(text: str, items: Sequence[Item], *, lexical: Sequence[ScoredCandidate], matched: int,
            time_range: TimeRange | None, tz: tzinfo, memo: MatchingMemo | None, encoder: Encoder | None,
-           language: str) -> Gathered:
+           language: str, unknown: float = 0.0) -> Gathered:
     """The lexical pool (already ranked by the matcher) joined by the encoder's nearest titles and their cosines."""
     from resolver.domain.matching import title_index
 
-    context = Context(text=text, time_range=time_range, tz=tz)
+    context = Context(text=text, time_range=time_range, tz=tz, unknown=unknown)
     extra: tuple[Item, ...] = ()
     # A reader that keeps no memo would have every title encoded on every request:
     # the signal needs the reader's (a shared one would hold other people's titles).

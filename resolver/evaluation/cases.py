@@ -31,8 +31,11 @@ from resolver.evaluation.errors import InvalidEvaluation
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 STARTER_CASES_PATH = DATA_DIR / "starter.jsonl"
-# The set `--cases` reads when none is named: the one the package ships.
+# The set `--cases` reads when none is named: the one the package ships (a judge's: candidate lists).
 DEFAULT_CASES_PATH = STARTER_CASES_PATH
+# The built-in ranker's: the labelled set's calibration split over the whole calendars of two people
+# (bench/relevance.py --write-cases), the data its threshold is certified on.
+RANKER_CASES_PATH = DATA_DIR / "reference_match"
 
 NO_MATCH = "no_match"
 KINDS = ("task", "event")
@@ -217,8 +220,11 @@ MAX_HORIZON_DAYS = 3660
 _META_KEYS = frozenset({"now", "time_zone", "horizon_days"})
 # Written by the set's generator, read by nobody here.
 _META_OPTIONAL = frozenset({"heldout_share", "seed", "description"})
-_TASK_KEYS = frozenset({"uid", "collection", "kind", "title", "due"})
-_EVENT_KEYS = frozenset({"uid", "collection", "kind", "title", "start", "end", "rrule", "exdate", "overrides"})
+_TASK_KEYS = frozenset({"uid", "collection", "kind", "title", "due", "status"})
+_EVENT_KEYS = frozenset({"uid", "collection", "kind", "title", "start", "end", "rrule", "exdate", "overrides",
+                         "status"})
+# An item with one of these is not live: in the calendar, never a candidate (the reader drops it too).
+CLOSED_STATUSES = frozenset({"COMPLETED", "CANCELLED"})
 _OVERRIDE_KEYS = frozenset({"recurrence_id", "start", "end"})
 _REFERENCE_KEYS = frozenset({"id", "text", "kind", "category", "expected"})
 _REFERENCE_OPTIONAL = frozenset({"expected_occurrence_start", "split", "note"})
@@ -406,6 +412,8 @@ def _item_problem(data: Any) -> str | None:
     for key in ("uid", "collection", "title"):
         if not _nonempty(data, key):
             return f"{key} must be a non-empty string"
+    if "status" in data and not isinstance(data["status"], str):
+        return "status must be a string (COMPLETED or CANCELLED: not live)"
     if kind == "task":
         due = data.get("due")
         if due is not None and not _date_or_aware(due):
@@ -476,6 +484,27 @@ def calendar_set_digest(files: dict[str, bytes]) -> str:
     return digest.hexdigest()
 
 
+def _calendar_sets(root: Path) -> CaseSet:
+    """Several calendar sets, one per folder: their cases in folder order, one digest over theirs."""
+    folders = sorted(child for child in root.iterdir() if child.is_dir() and (child / META_FILE).exists())
+    if not folders:
+        raise CaseFileError(root / META_FILE, None, "no calendar set here: no meta.json, nor folders holding one")
+    cases: list[CalendarCase] = []
+    digests = []
+    seen: dict[str, Path] = {}
+    for folder in folders:
+        calendar, found = load_calendar_set(folder)
+        for case in found:
+            if case.id in seen:
+                raise CaseFileError(folder / REFERENCES_FILE, None,
+                                    f"id {case.id!r} is already used in {seen[case.id].name}")
+            seen[case.id] = folder
+        cases += found
+        digests.append(f"{folder.name}:{calendar.digest}")
+    digest = hashlib.sha256("\n".join(digests).encode("utf-8")).hexdigest()
+    return CaseSet(path=root, format="calendar", cases=tuple(cases), digest=digest)
+
+
 def load_calendar_set(root: Path | str) -> tuple[CalendarSet, list[CalendarCase]]:
     """A calendar set directory: its calendar and its references, checked line by line.
 
@@ -535,9 +564,12 @@ def load_calendar_set(root: Path | str) -> tuple[CalendarSet, list[CalendarCase]
 
 
 def load_case_set(path: Path | str) -> CaseSet:
-    """A case set of either format: a directory is a calendar set, a file is JSON Lines cases."""
+    """A case set of either format: a directory is a calendar set (or a directory of them, each in its own
+    folder, read in name order), a file is JSON Lines cases."""
     path = Path(path)
     if path.is_dir():
+        if not (path / META_FILE).exists():
+            return _calendar_sets(path)
         calendar, calendar_cases = load_calendar_set(path)
         return CaseSet(path=path, format="calendar", cases=tuple(calendar_cases), digest=calendar.digest,
                        calendar=calendar)

@@ -21,7 +21,7 @@ from tqdm.contrib.logging import logging_redirect_tqdm
 from resolver.conf import resolver_settings
 from resolver.domain.errors import ResolverError
 from resolver.evaluation import ranking, runner
-from resolver.evaluation.cases import DEFAULT_CASES_PATH
+from resolver.evaluation.cases import DEFAULT_CASES_PATH, RANKER_CASES_PATH
 from resolver.evaluation.metrics import DEFAULT_ALPHA, DEFAULT_DELTA
 from resolver.judges.disabled import DisabledJudge
 from resolver.services import judge_from_settings
@@ -41,10 +41,11 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--cases", default=str(DEFAULT_CASES_PATH), metavar="PATH",
+        parser.add_argument("--cases", default=None, metavar="PATH",
                             help="The labelled cases: a JSON Lines file, or a calendar set directory (meta.json, "
-                                 "items.jsonl, references.jsonl; --judge ranker only). Default: the set the "
-                                 "package ships. See docs/evaluation.md.")
+                                 "items.jsonl, references.jsonl; or a directory of such folders; --judge ranker "
+                                 "only). Default: the set the package ships for that judge (candidate lists for "
+                                 "a judge, two whole calendars for the ranker). See docs/evaluation.md.")
         parser.add_argument("--judge", choices=(CONFIGURED, RANKER), default=CONFIGURED,
                             help="configured: the judge the settings configure (Jev or an OpenAI-compatible "
                                  "model); ranker: the built-in ranker, scored locally (default configured).")
@@ -91,7 +92,7 @@ class Command(BaseCommand):
             judge = self._judge(options["model"])
             with self._logs_above_the_bar():
                 result = runner.run_evaluation(
-                    cases_path=Path(options["cases"]),
+                    cases_path=Path(options["cases"] or DEFAULT_CASES_PATH),
                     judge=judge,
                     out_dir=Path(options["out"]),
                     options=run_options,
@@ -126,7 +127,7 @@ class Command(BaseCommand):
                     raise runner.InvalidEvaluation(f"the scorer's margin must be a number, got {margin!r}")
             run_options = runner.RunOptions(alpha=options["alpha"], delta=options["delta"], margin=float(margin),
                                             concurrency=options["concurrency"])
-            result = runner.run_scorer_evaluation(cases_path=Path(options["cases"]), scorer=scorer,
+            result = runner.run_scorer_evaluation(cases_path=Path(options["cases"] or RANKER_CASES_PATH), scorer=scorer,
                                                   out_dir=Path(options["out"]), options=run_options,
                                                   progress=self._progress_stream())
         except (runner.EvaluationError, ResolverError) as err:
