@@ -30,10 +30,12 @@ NOTHING = "rent a canoe for saturday"
 
 @pytest.fixture
 def model_file(tmp_path: Path) -> Path:
-    """Words alone: utility 6 x the matcher's score, none 3, floor 0.3 (tests/test_pipeline_ranker.py)."""
+    """Words alone: utility 6 x the matcher's score, P(none) = logistic(3 - 6 x the best), floor 0.3
+    (tests/test_pipeline_ranker.py)."""
     path = tmp_path / "model.json"
     path.write_text(json.dumps({"name": "doors-ranker", "variants": {"words": {
-        "features": ["lex_score"], "weights": [6.0], "none": 3.0, "temperature": 1.0, "floor": 0.3}}}))
+        "features": ["lex_score"], "weights": [6.0], "temperature": 1.0, "floor": 0.3,
+        "none": {"features": ["best_lex"], "weights": [-6.0], "bias": 3.0}}}}))
     return path
 
 
@@ -135,6 +137,7 @@ def test_doors__a_threshold_for_another_model_file_does_not_apply(approved, sett
     """The same weights under another name: another fingerprint, so the approval does not carry over."""
     other = tmp_path / "other.json"
     other.write_text(json.dumps({"name": "doors-ranker-2", "variants": {"words": {
-        "features": ["lex_score"], "weights": [6.0], "none": 3.0, "temperature": 1.0, "floor": 0.3}}}))
+        "features": ["lex_score"], "weights": [6.0], "temperature": 1.0, "floor": 0.3,
+        "none": {"features": ["best_lex"], "weights": [-6.0], "bias": 3.0}}}}))
     settings.RESOLVER = {**settings.RESOLVER, "RELEVANCE_MODEL": str(other)}
     assert _api("the dentist")["status"] == "needs_clarification"

@@ -29,10 +29,12 @@ ITEMS = [task("dentist", "Dentist appointment"), task("plumber", "Call the plumb
 
 @pytest.fixture
 def model(tmp_path: Path) -> RelevanceModel:
-    """Words alone: a candidate's utility is 6 x the matcher's score; none is 3; below 0.3 is not offered."""
+    """Words alone: a candidate's utility is 6 x the matcher's score; P(none) is the logistic of 3 - 6 x the
+    best score; below 0.3 is not offered."""
     path = tmp_path / "model.json"
     path.write_text(json.dumps({"name": "fixture-ranker", "variants": {"words": {
-        "features": ["lex_score"], "weights": [6.0], "none": 3.0, "temperature": 1.0, "floor": 0.3}}}))
+        "features": ["lex_score"], "weights": [6.0], "temperature": 1.0, "floor": 0.3,
+        "none": {"features": ["best_lex"], "weights": [-6.0], "bias": 3.0}}}}))
     return RelevanceModel.load(path)
 
 
@@ -73,7 +75,8 @@ def test_ranker__a_reference_to_nothing_answers_no_candidates(model):
 
 
 def test_ranker__a_weak_match_below_the_floor_is_not_offered(model):
-    """'call' matches 'Call the plumber' weakly (score 0.31): P = e^(6s) / (e^(6s) + e^3) = 0.25, under the floor."""
+    """'call' matches 'Call the plumber' weakly (score 0.31): P(none) = logistic(3 - 6 x 0.31) = 0.75, so the
+    plumber's 0.25 is under the floor."""
     weak = run("call mum about the weekend", model)
     assert weak.reason is Reason.NO_CANDIDATES and weak.candidates == ()
     strong = run("the plumber", model)

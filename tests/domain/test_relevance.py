@@ -21,10 +21,12 @@ def item(uid: str, title: str):
                      href=f"/u/work/{uid}.ics")
 
 
-def write_model(path: Path, *, weights=(2.0, 1.0), none=0.5, temperature=1.0, floor=0.0, name="fixture-1",
-                signal: dict | None = None) -> Path:
-    variants = {"words": {"features": WORDS_FEATURES, "weights": list(weights), "none": none,
-                          "temperature": temperature, "floor": floor}}
+def write_model(path: Path, *, weights=(2.0, 1.0), none=-1.0, temperature=1.0, floor=0.0, name="fixture-1",
+                signal: dict | None = None, none_cut: float = 1.0) -> Path:
+    """P(none) = logistic(`none`), a constant here; the candidates share the rest by a softmax."""
+    variants = {"words": {"features": WORDS_FEATURES, "weights": list(weights), "temperature": temperature,
+                          "floor": floor, "none_cut": none_cut,
+                          "none": {"features": [], "weights": [], "bias": none}}}
     if signal is not None:
         variants["signal"] = signal
     path.write_text(json.dumps({"name": name, "variants": variants}), encoding="utf-8")
@@ -42,21 +44,44 @@ def softmax(utilities: list[float], temperature: float = 1.0) -> list[float]:
     return [e / sum(exp) for e in exp]
 
 
+def logistic(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-x))
+
+
 def test_relevance__known_features_give_known_probabilities(tmp_path):
-    """u = 2 x score + 1 x lexical; none = 0.5; a softmax over the two candidates and none."""
+    """u = 2 x score + 1 x lexical: softmax(3, 2) shares 1 - P(none), P(none) = logistic(-1) = 0.269."""
     model = RelevanceModel.load(write_model(tmp_path / "m.json"))
     scored = model.rank(gathered(1.0, 0.5), limit=19)
-    expected = softmax([2.0 * 1.0 + 1.0, 2.0 * 0.5 + 1.0, 0.5])
+    none = logistic(-1.0)
+    expected = [(1 - none) * p for p in softmax([2.0 * 1.0 + 1.0, 2.0 * 0.5 + 1.0])]
     assert [c.item.uid for c in scored.candidates] == ["t0", "t1"]
-    assert scored.probabilities == pytest.approx(expected[:2], abs=1e-6)
-    assert scored.none == pytest.approx(expected[2], abs=1e-6)
+    assert scored.probabilities == pytest.approx(expected, abs=1e-6)
+    assert scored.none == pytest.approx(none, abs=1e-6)
     assert sum(scored.probabilities) + scored.none == pytest.approx(1.0, abs=1e-5)
 
 
 def test_relevance__the_temperature_divides_every_utility(tmp_path):
     model = RelevanceModel.load(write_model(tmp_path / "m.json", temperature=2.0))
     scored = model.rank(gathered(1.0, 0.5), limit=19)
-    assert scored.probabilities == pytest.approx(softmax([3.0, 2.0, 0.5], 2.0)[:2], abs=1e-6)
+    expected = [(1 - logistic(-1.0)) * p for p in softmax([3.0, 2.0], 2.0)]
+    assert scored.probabilities == pytest.approx(expected, abs=1e-6)
+
+
+def test_relevance__p_none_reads_the_pool_features(tmp_path):
+    """P(none) = logistic(2 - 4 x best_lex): a weak best match leaves more to none."""
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps({"name": "p", "variants": {"words": {
+        "features": WORDS_FEATURES, "weights": [2.0, 1.0], "temperature": 1.0, "floor": 0.0,
+        "none": {"features": ["best_lex"], "weights": [-4.0], "bias": 2.0}}}}), encoding="utf-8")
+    model = RelevanceModel.load(path)
+    assert model.rank(gathered(1.0, 0.5), limit=19).none == pytest.approx(logistic(2.0 - 4.0), abs=1e-6)
+    assert model.rank(gathered(0.25), limit=19).none == pytest.approx(logistic(2.0 - 1.0), abs=1e-6)
+
+
+def test_relevance__at_the_none_cut_nothing_is_offered(tmp_path):
+    model = RelevanceModel.load(write_model(tmp_path / "m.json", none=0.0, none_cut=0.5))
+    scored = model.rank(gathered(1.0, 0.5), limit=19)
+    assert scored.none == pytest.approx(0.5) and scored.candidates == () and scored.above_floor == 0
 
 
 def test_relevance__the_model_orders_not_the_matcher(tmp_path):
@@ -67,7 +92,7 @@ def test_relevance__the_model_orders_not_the_matcher(tmp_path):
 
 
 def test_relevance__below_the_floor_is_not_offered(tmp_path):
-    """Probabilities 0.69, 0.25 and none 0.06 (a softmax of 3, 2 and 0.5): a floor of 0.3 keeps one."""
+    """Probabilities 0.53 and 0.20 (0.731 shared 0.73 : 0.27 by a softmax of 3 and 2): a floor of 0.3 keeps one."""
     model = RelevanceModel.load(write_model(tmp_path / "m.json", floor=0.3))
     scored = model.rank(gathered(1.0, 0.5), limit=19)
     assert [c.item.uid for c in scored.candidates] == ["t0"]
@@ -75,7 +100,7 @@ def test_relevance__below_the_floor_is_not_offered(tmp_path):
 
 
 def test_relevance__nothing_reaches_the_floor_offers_nothing(tmp_path):
-    """A strong none option: every candidate below the floor, none listed."""
+    """A likely none: every candidate below the floor, none listed."""
     model = RelevanceModel.load(write_model(tmp_path / "m.json", none=6.0, floor=0.1))
     scored = model.rank(gathered(1.0, 0.5), limit=19)
     assert scored.candidates == () and scored.none > 0.9
@@ -96,7 +121,8 @@ def test_relevance__equal_candidates_keep_the_matchers_order(tmp_path):
 
 def test_relevance__words_variant_without_the_signal(tmp_path):
     """Without cosines (signal off or the deadline) the words variant reads; with them the signal one."""
-    signal = {"features": ["cosine"], "weights": [10.0], "none": 0.0, "temperature": 1.0, "floor": 0.0}
+    signal = {"features": ["cosine"], "weights": [10.0], "temperature": 1.0, "floor": 0.0,
+              "none": {"features": [], "weights": [], "bias": 0.0}}
     model = RelevanceModel.load(write_model(tmp_path / "m.json", signal=signal))
     pool = gathered(1.0, 0.5)
     assert model.variant(pool.context.with_signal).features == tuple(WORDS_FEATURES)
@@ -123,15 +149,23 @@ def test_relevance__fingerprint_changes_with_the_model_and_the_encoder(tmp_path)
     assert first.scorer_name("encoder-a") != first.scorer_name(None)
 
 
+NONE = {"features": [], "weights": [], "bias": 0}
+
+
 @pytest.mark.parametrize("broken", [
     "not json",
     json.dumps({"name": "x", "variants": {}}),  # no words variant
-    json.dumps({"name": "x", "variants": {"words": {"features": ["lex_score"], "weights": [1, 2], "none": 0,
+    json.dumps({"name": "x", "variants": {"words": {"features": ["lex_score"], "weights": [1, 2], "none": NONE,
                                                     "temperature": 1, "floor": 0}}}),  # weights do not fit
-    json.dumps({"name": "x", "variants": {"words": {"features": ["shoe_size"], "weights": [1], "none": 0,
+    json.dumps({"name": "x", "variants": {"words": {"features": ["shoe_size"], "weights": [1], "none": NONE,
                                                     "temperature": 1, "floor": 0}}}),  # unknown feature
-    json.dumps({"name": "x", "variants": {"words": {"features": ["lex_score"], "weights": [1], "none": 0,
+    json.dumps({"name": "x", "variants": {"words": {"features": ["lex_score"], "weights": [1], "none": NONE,
                                                     "temperature": 0, "floor": 0}}}),  # no temperature
+    json.dumps({"name": "x", "variants": {"words": {"features": ["lex_score"], "weights": [1], "none": 0,
+                                                    "temperature": 1, "floor": 0}}}),  # none is no model
+    json.dumps({"name": "x", "variants": {"words": {"features": ["lex_score"], "weights": [1], "temperature": 1,
+                                                    "floor": 0, "none": {"features": ["shoe_size"],
+                                                                         "weights": [1], "bias": 0}}}}),
 ])
 def test_relevance__a_broken_file_is_a_clear_error(tmp_path, broken):
     path = tmp_path / "m.json"
