@@ -176,6 +176,7 @@ class TitleIndex:
         # of the flattened token IDs, so a request slices instead of scanning titles.
         ids = dict(zip(self.vocabulary, range(len(self.vocabulary))))
         self.token_id = ids
+        check_deadline()
         lengths = np.fromiter(map(len, self.words), dtype=np.int64, count=len(self.words))
         flat = np.fromiter(map(ids.__getitem__, chain.from_iterable(self.words)), dtype=np.int64,
                            count=int(lengths.sum()))
@@ -183,6 +184,7 @@ class TitleIndex:
         order = np.argsort(flat, kind="stable")
         self._postings = positions[order]
         self._bounds = np.searchsorted(flat[order], np.arange(len(self.vocabulary) + 1))
+        check_deadline()
         self.distinct = np.fromiter(map(len, map(set, self.words)), dtype=np.float64, count=len(self.words))
         self._lines: str | None = None
         self._by_stem: dict[str, list[str]] | None = None
