@@ -168,7 +168,7 @@ class MultilingualUSE:
         glosses = [] if self._glossary is None else [self._glossary.gloss(text) for text in texts]
         glossed = [k for k, gloss in enumerate(glosses) if gloss]
         if glossed:
-            blended = rows[glossed] + GLOSS_WEIGHT * self._encode([glosses[k] for k in glossed])
+            blended = rows[glossed] + GLOSS_WEIGHT * self._encode([encoder_text(glosses[k]) for k in glossed])
             rows[glossed] = blended / numpy.linalg.norm(blended, axis=1, keepdims=True)
         return rows
 

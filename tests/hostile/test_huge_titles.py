@@ -17,6 +17,7 @@ import json
 import shutil
 import tempfile
 from datetime import datetime, timedelta, timezone
+from html import unescape
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
@@ -208,7 +209,8 @@ def test_matching__an_expired_deadline_raises_calendar_unavailable_timeout():
 
 def test_encoder__reads_a_bounded_number_of_tokens_of_any_text(model):
     """NFKC makes U+FDFA eighteen characters: 500 of them were 2,502 tokens. Cut after NFKC, any text is at
-    most MAX_ENCODED_CHARS characters and three more tokens (the two ends, the leading space); an ordinary text is read as it is."""
+    most MAX_ENCODED_CHARS characters and three more tokens (the two ends, the leading space); an ordinary
+    text is read as it is."""
     model.encode(["load"])
     tokenizer = model._model._tokenizer
     for text in ("\ufdfa" * 500, "\ufdfa" * 100_000, "漢" * 100_000, "x" * 1_000_000, huge_title(0)):
@@ -251,9 +253,10 @@ def on_huge(huge_radicale, settings) -> embedded_radicale.RadicaleInstance:
 
 def test_radicale__three_megabyte_titles_are_read_cut_and_resolve(on_huge):
     outcome = resolve_outcome(text=REFERENCE, kind="task", collection_ids=["big"], door="test")
-    assert not outcome.warnings or all(str(w.code) != "items_skipped" for w in outcome.warnings)
+    assert all(str(w.code) != "items_skipped" for w in outcome.warnings)
     listed = {item.uid: item for item in outcome.candidates}
-    assert outcome.status is Status.NEEDS_CLARIFICATION and {"huge-0", "huge-1", "huge-2", "plain-budget"} <= set(listed)
+    assert outcome.status is Status.NEEDS_CLARIFICATION
+    assert {"huge-0", "huge-1", "huge-2", "plain-budget"} <= set(listed)
     for n in range(3):
         assert_cut(listed[f"huge-{n}"], huge_title(n))
     data = outcome_envelope(outcome)["data"]
@@ -288,3 +291,51 @@ def test_parse__the_read_keeps_only_the_cut_title():
     [item] = ical.live_items(text, kind=Kind.TASK, collection_path="/u/c/", etag='"e"',
                              window=ical.window_from(NOW, 90))
     assert_cut(item, huge_title(0))
+
+
+def test_radicale__a_deadline_passing_while_resources_are_parsed_ends_in_calendar_unavailable(on_huge, settings,
+                                                                                              monkeypatch):
+    """The reader looks at the deadline while it parses what it read: a clock that passes the deadline
+    during the first resource's parse ends the request in `calendar_unavailable` / `timeout`."""
+    from resolver.calendars.caldav import reader
+
+    settings.RESOLVER = {**settings.RESOLVER, "PARSE_CACHE_ITEMS": 0}  # the full read: each resource parsed now
+    clock = FakeClock()
+    monkeypatch.setattr(deadline, "time", clock)
+    parsed: list[str] = []
+    real = reader.live_items
+
+    def parse_then_pass_the_deadline(text: str, **kwargs: Any) -> list[Item]:
+        parsed.append(kwargs["href"])
+        clock.now += deadline.DEFAULT_SECONDS + 1
+        return real(text, **kwargs)
+
+    monkeypatch.setattr(reader, "live_items", parse_then_pass_the_deadline)
+    with pytest.raises(CalendarUnavailable) as raised:
+        resolve_outcome(text=REFERENCE, kind="task", collection_ids=["big"], door="test")
+    assert raised.value.details["reason"] == "timeout"
+    assert len(parsed) == 1
+
+
+@pytest.mark.django_db
+def test_page__the_clarification_page_shows_the_cut_titles_with_the_marker(on_huge, client, django_user_model):
+    client.force_login(django_user_model.objects.create_user("huge-page", password="huge-page-pw-1"))
+    response = client.post("/resolve/", {"text": REFERENCE, "kind": "task", "collections": "big"})
+    assert response.status_code == 303, response.content.decode()[:500]
+    page = unescape(client.get(response["Location"]).content.decode())
+    for n in range(3):
+        assert huge_title(n)[:MAX_TITLE_CHARS] + TITLE_CUT_MARKER in page
+        assert huge_title(n)[:MAX_TITLE_CHARS + 1] not in page
+    assert len(page) < 3 * 20 * (MAX_TITLE_CHARS + 1) + 100_000
+
+
+def test_mcp__the_elicitation_labels_the_cut_title_with_the_marker():
+    from resolver.mcp import elicitation
+
+    [cut] = huge_items(1)
+    outcome = Outcome(request_id="r", status=Status.NEEDS_CLARIFICATION, kind=Kind.TASK, method=None,
+                      candidates=(cut, task("plain-passport", "Renew passport")), prompt="Which item do you mean?")
+    envelope = outcome_envelope(outcome)
+    [first, _second, _none] = elicitation.requested_schema(envelope)["properties"]["item_id"]["oneOf"]
+    assert first["title"].startswith(huge_title(0)[:MAX_TITLE_CHARS] + TITLE_CUT_MARKER)
+    assert len(first["title"]) < MAX_TITLE_CHARS + 100
