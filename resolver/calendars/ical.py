@@ -220,6 +220,13 @@ def _read_checked(text: str) -> ResourceFacts:
         raise UnparseableResource("bad property value") from err
 
 
+# A UID is an identifier, not text to show: it cannot be cut like a title (the item
+# would no longer resolve by it), and every envelope carries it whole. Real ones are
+# tens of characters (a UUID, an Exchange GOID in hex: under 200); a longer one is
+# an attack on every envelope listing the item, and its resource is skipped.
+MAX_UID_CHARS = 1024
+
+
 def _by_uid(calendar: icalendar.cal.Component, name: str) -> dict[str, tuple[icalendar.cal.Component, list]]:
     """Per UID: the series master (or the first component seen), and the overrides."""
     found: dict[str, tuple[icalendar.cal.Component | None, list]] = {}
@@ -227,6 +234,8 @@ def _by_uid(calendar: icalendar.cal.Component, name: str) -> dict[str, tuple[ica
         uid = _text(component, "UID").strip()
         if not uid:
             continue
+        if len(uid) > MAX_UID_CHARS:
+            raise UnparseableResource("uid_too_long")
         master, overrides = found.get(uid, (None, []))
         if "RECURRENCE-ID" in component:
             overrides.append(component)

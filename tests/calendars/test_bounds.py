@@ -147,3 +147,16 @@ def test_a_title_at_the_bound_is_kept_whole_and_one_more_character_is_cut():
     assert again == over and again.title_truncated and again.title_key == over.title_key
     # The marker's NFKC form ("...") typed after the cut text is no exact match either.
     assert exact_matches(at + "...", [over]) == [] and exact_matches(at, [over]) == []
+
+
+def test_a_uid_over_its_bound_skips_the_resource_and_one_at_it_is_read():
+    with pytest.raises(UnparseableResource) as raised:
+        _read(HOSTILE["long_uid"][0](NOW))
+    assert raised.value.reason == "uid_too_long"
+    at = HOSTILE["minutely_last_week"][0](NOW)
+    uid = at.split("UID:")[1].split("\r\n")[0]
+    longest = "u" * ical.MAX_UID_CHARS
+    [item] = _read(at.replace(f"UID:{uid}", f"UID:{longest}"))
+    assert item.uid == longest
+    with pytest.raises(UnparseableResource):
+        _read(at.replace(f"UID:{uid}", f"UID:{longest}u"))
