@@ -211,11 +211,11 @@ def collection_id_from_path(url_path: str) -> str:
 # (`Item.title_truncated`, `title_truncated: true` in the envelope). Anyone who
 # can send an invitation can write a SUMMARY of a megabyte: whole, it reached
 # the sentence encoder (whose cost and memory grow with a text's length: three
-# such titles took one resolution to 65 s and 4.2 GB), the judge's prompt and
-# every envelope. 500 is the longest reference a request may send
-# (MAX_TEXT_LENGTH), so every title a reference can name exactly is kept whole;
-# the bound was measured against the worst calendar the response-size cap lets
-# through (bench/hostile.py, docs/performance.md).
+# such titles took one resolution 44 to 100 s against its 20 s and 3 GB), the
+# judge's prompt and every envelope (40 MB for 20 such items). 500 is the
+# longest reference a request may send (MAX_TEXT_LENGTH), so every title a
+# reference can name exactly is kept whole; what the bound does and does not
+# bound was measured (bench/hostile.py --titles, --worst; docs/performance.md).
 MAX_TITLE_CHARS = 500
 TITLE_CUT_MARKER = "\u2026"
 # What matching scores: the same bound (the name older code and tests import).

@@ -24,12 +24,13 @@ if TYPE_CHECKING:
 MAX_TITLE_VECTORS = 50_000
 # Title-list matrices one reader keeps (a 20,000-title list is 40 MB).
 MAX_MATRICES = 2
-# Titles encoded between two looks at the deadline: at most ENCODE_BATCH of them, and at most
-# ENCODE_BATCH_CHARS characters together (a title has at most MAX_TITLE_CHARS, far
-# fewer: resolver/domain/items.py). The encoder's cost grows with a text's length: 256 titles of 500
-# characters in another script cost about 4.6 s, so a count alone let one batch run
-# far past the deadline; 8,192 characters is a look about every 0.3 s at worst and the
-# same batches as before for titles of about 30 characters.
+# Titles encoded between two looks at the deadline: at most ENCODE_BATCH of
+# them, and at most ENCODE_BATCH_CHARS characters together (a title has at most
+# MAX_TITLE_CHARS, resolver/domain/items.py). The encoder's cost grows with a
+# text's length: 256 titles of 500 characters in another script cost about
+# 4.6 s, so a count alone let one batch run far past the deadline; 8,192
+# characters is a look about every 0.3 s at worst, and the same batches as
+# before for titles of about 30 characters.
 ENCODE_BATCH = 256
 ENCODE_BATCH_CHARS = 8192
 

@@ -13,7 +13,6 @@ the wall time and the memory are bench/hostile.py's (`--titles`).
 """
 from __future__ import annotations
 
-import json
 import shutil
 import tempfile
 from datetime import datetime, timedelta, timezone
@@ -103,30 +102,6 @@ def test_memory__a_cut_item_resolves_by_its_id_and_uid_never_by_its_cut_text(mod
         assert exact_matches(text, calendar.items) == []
         outcome = _resolve(calendar, text, model)
         assert not (outcome.status is Status.OK and outcome.item is not None and outcome.item.uid == "huge-1")
-
-
-def test_envelope__a_cut_title_is_marked_and_a_whole_one_is_byte_for_byte_as_before():
-    [cut] = huge_items(1)
-    whole = task("plain-passport", "Renew passport")
-    outcome = Outcome(request_id="r", status=Status.NEEDS_CLARIFICATION, kind=Kind.TASK, method=None,
-                      candidates=(cut, whole), prompt="Which item do you mean?")
-    candidates = outcome_envelope(outcome)["data"]["candidates"]
-    assert candidates[0]["title_truncated"] is True and candidates[0]["title"] == cut.title
-    assert "title_truncated" not in candidates[1]
-    assert list(candidates[1]) == ["item_id", "uid", "collection_id", "href", "title", "etag", "kind", "due"]
-
-
-def test_envelope__twenty_megabyte_titles_stay_within_the_bound_of_the_documented_limits():
-    """20 candidates (the judge's 19 and one more), each title in the candidate and in the option's
-    label: at most MAX_TITLE_CHARS + 1 characters each, at most 12 bytes a character in JSON (an
-    astral character escaped as two \\uXXXX), plus the fixed fields of an item."""
-    items = huge_items(20, filler="\U0001f4c5 réunion budget ")
-    outcome = Outcome(request_id="r", status=Status.NEEDS_CLARIFICATION, kind=Kind.TASK, method=None,
-                      candidates=tuple(items), prompt="Which item do you mean?")
-    body = json.dumps(outcome_envelope(outcome)).encode("utf-8")
-    per_item = 2 * 12 * (MAX_TITLE_CHARS + 1) + 1024
-    assert len(body) < 20 * per_item + 4096
-    assert len(body) > 20 * 2 * MAX_TITLE_CHARS  # the titles are there, cut, not dropped
 
 
 # -- the deadline, on a fake clock ---------------------------------------------------------
