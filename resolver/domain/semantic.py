@@ -24,8 +24,11 @@ Title vectors are memoised per (title, model) in the reader's
 recently used first, dropped with the reader); the matrix of a title list is
 kept for the last few lists, one contiguous float32 array. A
 reference is encoded once per request. Encoding titles stops when the
-resolution's deadline has passed: the request goes on with the lexical pool,
-and the vectors already made are kept for the next one.
+resolution's deadline has passed (looked at between batches of bounded
+characters, title_vectors.py): the request goes on with the lexical pool,
+and the vectors already made are kept for the next one. Titles come cut to
+items.MAX_TITLE_CHARS, and the encoder reads at most MAX_ENCODED_CHARS of any
+text after NFKC, so one text's cost is bounded whatever a calendar holds.
 """
 from __future__ import annotations
 
