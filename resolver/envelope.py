@@ -41,6 +41,9 @@ def item_dict(item: Item, outcome: Outcome) -> dict[str, Any]:
         "etag": item.etag,
         "kind": item.kind.value,
     }
+    if item.title_truncated:
+        # Only on a cut title (items.MAX_TITLE_CHARS): every other envelope stays byte for byte as it was.
+        data["title_truncated"] = True
     if item.kind is Kind.TASK:
         data["due"] = iso(item.due)  # as the calendar gave it: a date, or a date-time
     else:

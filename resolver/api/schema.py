@@ -209,7 +209,11 @@ class ItemFieldsSerializer(serializers.Serializer):
         allow_blank=True, help_text="The resource's path exactly as the server reported it: the target of a "
                                     "conditional write (If-Match: etag). Never built from the UID."
     )
-    title = serializers.CharField(allow_blank=True)
+    title = serializers.CharField(allow_blank=True, help_text="At most 500 characters; a longer title is cut "
+                                  "to its first 500, ends in `\u2026` and comes with `title_truncated`.")
+    title_truncated = serializers.BooleanField(
+        required=False, help_text="Present (true) only when the title was cut: the item still resolves by "
+                                  "its item_id or uid, never by the cut text.")
     etag = serializers.CharField(allow_blank=True, help_text="The ETag read just now, for a conditional write.")
     kind = _enum(_KINDS)
     due = serializers.CharField(allow_null=True, required=False, help_text="Tasks only.")

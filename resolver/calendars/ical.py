@@ -16,7 +16,8 @@ Anyone who can send an invitation can put a resource into a calendar, so the
 work per resource is bounded: its size, its number of components, overrides
 and listed dates are checked on the raw text before it is parsed, and a
 series is expanded within a step budget (`recurrence.py`). A resource beyond
-a bound is skipped with a reason, like an unreadable one.
+a bound is skipped with a reason, like an unreadable one. A title beyond
+MAX_TITLE_CHARS is kept, cut (resolver/domain/items.py).
 """
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ from typing import Callable, Iterable
 import icalendar
 
 from resolver.calendars import quickread, recurrence
-from resolver.domain.items import MAX_OCCURRENCES_PER_ITEM, Item, Kind, Occurrence, make_item
+from resolver.domain.items import MAX_OCCURRENCES_PER_ITEM, Item, Kind, Occurrence, cut_title, make_item
 
 logger = logging.getLogger("resolver.calendars")
 
@@ -219,6 +220,13 @@ def _read_checked(text: str) -> ResourceFacts:
         raise UnparseableResource("bad property value") from err
 
 
+# A UID is an identifier, not text to show: it cannot be cut like a title (the item
+# would no longer resolve by it), and every envelope carries it whole. Real ones are
+# tens of characters (a UUID, an Exchange GOID in hex: under 200); a longer one is
+# an attack on every envelope listing the item, and its resource is skipped.
+MAX_UID_CHARS = 1024
+
+
 def _by_uid(calendar: icalendar.cal.Component, name: str) -> dict[str, tuple[icalendar.cal.Component, list]]:
     """Per UID: the series master (or the first component seen), and the overrides."""
     found: dict[str, tuple[icalendar.cal.Component | None, list]] = {}
@@ -226,6 +234,8 @@ def _by_uid(calendar: icalendar.cal.Component, name: str) -> dict[str, tuple[ica
         uid = _text(component, "UID").strip()
         if not uid:
             continue
+        if len(uid) > MAX_UID_CHARS:
+            raise UnparseableResource("uid_too_long")
         master, overrides = found.get(uid, (None, []))
         if "RECURRENCE-ID" in component:
             overrides.append(component)
@@ -238,7 +248,9 @@ def _by_uid(calendar: icalendar.cal.Component, name: str) -> dict[str, tuple[ica
 
 
 def _facts(name: str, uid: str, master: icalendar.cal.Component, overrides: list) -> ComponentFacts:
-    title = _text(master, "SUMMARY")
+    # Cut here (both parsers' components come through here), so that the parse memo keeps
+    # at most MAX_TITLE_CHARS of a hostile SUMMARY; make_item marks the item (items.py).
+    title, _cut = cut_title(_text(master, "SUMMARY"))
     status = _status(master)
     if name == "VTODO":
         try:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from resolver.domain import deadline
+from resolver.domain.codes import CalendarFailure
 from resolver.domain.codes import EXIT_CLARIFICATION, ErrorCode  # noqa: F401  (the command's exit code)
 
 
@@ -45,6 +47,14 @@ class CollectionNotFound(ResolverError):
 class CalendarUnavailable(ResolverError):
     code = ErrorCode.CALENDAR_UNAVAILABLE
     default_message = "The calendar server could not be read."
+
+
+def check_deadline() -> None:
+    """Past the request's deadline (resolver/domain/deadline.py), CPU work on what was read
+    (matching thousands of items) stops with the error a read past it ends in:
+    calendar_unavailable, reason timeout (README), never an answer long after it."""
+    if deadline.expired():
+        raise CalendarUnavailable(details={"reason": CalendarFailure.TIMEOUT.value})
 
 
 class InternalError(ResolverError):

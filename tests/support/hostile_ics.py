@@ -78,9 +78,14 @@ def overrides_3000(now: datetime) -> str:
 
 
 def long_title(now: datetime) -> str:
-    """A live event whose SUMMARY is 200 KB: read and returned in full, scored on a prefix."""
+    """A live event whose SUMMARY is 200 KB: read, and cut to its first MAX_TITLE_CHARS characters (items.py)."""
     title = "Hostile long title " + "padding words " * (200_000 // 14)
     return _calendar(_event("hostile-long-title", title, now + timedelta(days=2)))
+
+
+def long_uid(now: datetime) -> str:
+    """A live event whose UID is 200 KB: every envelope would carry it whole, so it is skipped."""
+    return _calendar(_event("hostile-long-uid-" + "x" * 200_000, "Hostile long uid", now + timedelta(days=2)))
 
 
 def nested_alarms(now: datetime) -> str:
@@ -104,4 +109,5 @@ HOSTILE: dict[str, tuple[Callable[[datetime], str], str, str]] = {
     "overrides_3000": (overrides_3000, "hostile-overrides", "too_many_overrides"),
     "long_title": (long_title, "hostile-long-title", "live"),
     "nested_alarms": (nested_alarms, "hostile-alarms", "too_many_components"),
+    "long_uid": (long_uid, "hostile-long-uid", "uid_too_long"),
 }
