@@ -40,6 +40,8 @@ NOW = datetime.now(timezone.utc).replace(microsecond=0)
 # About a megabyte, and the resource still within RESOLVER_MAX_RESOURCE_BYTES once folded at 75 octets.
 HUGE = 990_000
 REFERENCE = "budget review for the quarter"
+# What names the three huge titles alike (the relevance model offers only what may be meant).
+HUGE_REFERENCE = "the huge title agenda notes"
 ORDINARY = {"plain-budget": "Quarterly budget review", "plain-passport": "Renew passport",
             "plain-groceries": "Buy groceries"}
 
@@ -226,12 +228,13 @@ def on_huge(huge_radicale, settings) -> embedded_radicale.RadicaleInstance:
     return huge_radicale
 
 
+@pytest.mark.django_db  # the approved thresholds are read for a ranked reference
 def test_radicale__three_megabyte_titles_are_read_cut_and_resolve(on_huge):
-    outcome = resolve_outcome(text=REFERENCE, kind="task", collection_ids=["big"], door="test")
+    outcome = resolve_outcome(text=HUGE_REFERENCE, kind="task", collection_ids=["big"], door="test")
     assert all(str(w.code) != "items_skipped" for w in outcome.warnings)
     listed = {item.uid: item for item in outcome.candidates}
     assert outcome.status is Status.NEEDS_CLARIFICATION
-    assert {"huge-0", "huge-1", "huge-2", "plain-budget"} <= set(listed)
+    assert {"huge-0", "huge-1", "huge-2"} <= set(listed)
     for n in range(3):
         assert_cut(listed[f"huge-{n}"], huge_title(n))
     data = outcome_envelope(outcome)["data"]
@@ -252,6 +255,7 @@ def test_radicale__a_cut_item_resolves_by_its_uid_and_id(on_huge):
     assert envelope["data"]["title_truncated"] is True and envelope["data"]["title"] == by_uid.item.title
 
 
+@pytest.mark.django_db
 def test_radicale__the_cut_title_as_shown_is_no_exact_match(on_huge):
     shown = huge_title(0)[:MAX_TITLE_CHARS]
     outcome = resolve_outcome(text=shown, kind="task", collection_ids=["big"], door="test")
@@ -295,7 +299,7 @@ def test_radicale__a_deadline_passing_while_resources_are_parsed_ends_in_calenda
 @pytest.mark.django_db
 def test_page__the_clarification_page_shows_the_cut_titles_with_the_marker(on_huge, client, django_user_model):
     client.force_login(django_user_model.objects.create_user("huge-page", password="huge-page-pw-1"))
-    response = client.post("/resolve/", {"text": REFERENCE, "kind": "task", "collections": "big"})
+    response = client.post("/resolve/", {"text": HUGE_REFERENCE, "kind": "task", "collections": "big"})
     assert response.status_code == 303, response.content.decode()[:500]
     page = unescape(client.get(response["Location"]).content.decode())
     for n in range(3):
