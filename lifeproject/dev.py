@@ -195,8 +195,7 @@ def main(argv: list[str] | None = None) -> None:
         # the default, and every other process, keeps it off. The ASGI site: Django and
         # the MCP endpoint at /mcp (lifeproject/asgi.py).
         web = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "lifeproject.asgi:application", "--host", "127.0.0.1",
-             "--port", str(web_port), "--no-access-log"],
+            uvicorn_command(web_port),
             env={**os.environ, "DEBUG": "1"}, cwd=BASE_DIR,
         )
         print(banner(web_port, instance.url, token, web_password, per_user=per_user), flush=True)
@@ -214,6 +213,14 @@ def main(argv: list[str] | None = None) -> None:
                 except subprocess.TimeoutExpired:
                     process.kill()
                     process.wait()
+
+
+def uvicorn_command(port: int) -> list[str]:
+    """The demo's web server. No proxy is trusted (`--no-proxy-headers`): uvicorn would otherwise
+    take X-Forwarded-For from 127.0.0.1 as the client's address, and anyone reaching the port
+    through a local forward could pick a new address per request (resolver/client_address.py)."""
+    return [sys.executable, "-m", "uvicorn", "lifeproject.asgi:application", "--host", "127.0.0.1",
+            "--port", str(port), "--no-access-log", "--no-proxy-headers"]
 
 
 def refresh_demo(url: str, password: str, *, now: datetime) -> None:

@@ -20,6 +20,8 @@ from tqdm.contrib.logging import logging_redirect_tqdm
 
 from resolver.conf import resolver_settings
 from resolver.domain.errors import ResolverError
+# Case IDs, reasons and model names come from a file and a judge's server: escaped (resolver/domain/escaping.py).
+from resolver.domain.escaping import for_terminal as safe
 from resolver.evaluation import runner
 from resolver.evaluation.metrics import DEFAULT_MIN_COVERAGE, DEFAULT_TARGET_RISK
 from resolver.judges.disabled import DisabledJudge
@@ -138,9 +140,9 @@ class Command(BaseCommand):
             self.stderr.write(f"warning: {result.rejected} stored answer(s) failed the answer checks "
                               "and were asked again.")
         for missing in result.unanswered:
-            self.stderr.write(f"unanswered: {missing.case_id} ({missing.reason})")
-        self.stdout.write(result.summary, ending="")
-        self.stderr.write(f"report written to {result.out_dir}")
+            self.stderr.write(f"unanswered: {safe(missing.case_id)} ({safe(missing.reason)})")
+        self.stdout.write("\n".join(safe(line) for line in result.summary.split("\n")), ending="")
+        self.stderr.write(f"report written to {safe(result.out_dir)}")
 
     def _propose(self, result: runner.EvaluationResult) -> None:
         from resolver.evaluation.proposal import propose_threshold
@@ -151,11 +153,11 @@ class Command(BaseCommand):
             return
         row = proposal.row
         if proposal.created:
-            self.stderr.write(f"proposed threshold #{row.pk}: {row.threshold:.2f} for {row.model} "
+            self.stderr.write(f"proposed threshold #{row.pk}: {row.threshold:.2f} for {safe(row.model)} "
                               "(inactive until a staff member approves it in the admin).")
         else:
             self.stderr.write(f"an identical proposal is already stored as threshold #{row.pk}: nothing added.")
 
     def _fail(self, message: str, exit_code: int) -> NoReturn:
-        self.stderr.write(f"error: {message}")
+        self.stderr.write(f"error: {safe(message)}")
         raise SystemExit(exit_code)
