@@ -92,3 +92,23 @@ def test_logs__one_line_per_mcp_request_without_tokens_or_references(site):
     for secret in (token, "not-a-token", reference, site.deployment.env["SECRET_KEY"],
                    site.deployment.env["CALDAV_PASSWORD"]):
         assert secret not in everything
+
+
+@pytest.mark.parametrize("depth", [40, 30_000])
+def test_deep_arguments__invalid_request_like_every_door(site, depth):
+    # 40: the SDK could decode it; 30,000: its decoder gives up (a JSON-RPC parse error) unless cut first.
+    token = site.deployment.mint_token("alice", resource=[site.mcp_url])
+    arguments = '{"text": ' + "[" * depth + "]" * depth + ', "kind": "task"}'
+    body = ('{"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "resolve_reference", '
+            '"arguments": ARGS, "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", '
+            '"io.modelcontextprotocol/clientInfo": {"name": "deep", "version": "1"}, '
+            '"io.modelcontextprotocol/clientCapabilities": {}}}}').replace("ARGS", arguments)
+    headers = {"Authorization": f"Bearer {token}", "MCP-Protocol-Version": wire.VERSION, "Mcp-Method": "tools/call",
+               "Mcp-Name": "resolve_reference", "Accept": "application/json, text/event-stream",
+               "Content-Type": "application/json"}
+    response = requests.post(site.mcp_url, data=body.encode(), headers=headers, timeout=60)
+    assert response.status_code == 200, response.text[:300]
+    answer = response.json()
+    assert answer["id"] == 5 and answer["result"]["isError"] is True
+    error = answer["result"]["structuredContent"]["error"]
+    assert (error["code"], error["details"]) == ("invalid_request", {"field": "body", "max_depth": 32})
