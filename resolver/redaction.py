@@ -12,6 +12,7 @@ access and refresh tokens into its log store.
 
 - `Authorization` / `Proxy-Authorization` header values, and any
   `Bearer ...` / `Basic ...` credential;
+- a token or code named in words (`refresh token abc...`, as oauthlib writes);
 - the values of keys that name a secret (SECRET_KEYS: code, access_token,
   refresh_token, id_token, token, password, client_secret, code_verifier,
   api_key, ...) as a query or form parameter (`code=...`), a Python or JSON
@@ -52,6 +53,10 @@ _PATTERNS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
     # code=abc&state=..., token='abc' (a query string, a form body, a keyword in a repr).
     (re.compile(rf"""(?i)(?<![\w-])((?:{_KEYS})=)(["']?)(?!\[redacted\])([^\s&"',;)}}\]]+)"""),
      lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}"),
+    # "Validating refresh token abc for client", "Invalid refresh token, abc," (oauthlib's words).
+    (re.compile(r"(?i)\b((?:refresh|access|id|bearer)[ _-]token|authorization code)(,?\s+)(?!\[redacted\])"
+                r"(['\"]?)([A-Za-z0-9._~+/=-]{16,})"),
+     lambda m: f"{m.group(1)}{m.group(2)}{m.group(3)}{REDACTED}"),
     # Bearer abc / Basic abc anywhere else.
     (re.compile(r"(?i)\b(bearer|basic)\s+(?!\[redacted\])([A-Za-z0-9._~+/=-]{6,})"),
      lambda m: f"{m.group(1)} {REDACTED}"),
