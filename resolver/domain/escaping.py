@@ -42,11 +42,6 @@ def for_terminal(text: Any) -> str:
     return _UNSAFE.sub(_escape, str(text))
 
 
-def has_unsafe(text: str) -> bool:
-    """Whether `text` holds a character `for_terminal` would escape."""
-    return _UNSAFE.search(text) is not None
-
-
 def quoted(text: Any) -> str:
     """Untrusted text inside a message: `text` between backticks, escaped as for a terminal."""
     return f"`{for_terminal(text)}`"
