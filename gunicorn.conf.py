@@ -59,8 +59,12 @@ loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "info")
 # Heartbeat files in memory, not on a disk that may be slow or read-only.
 worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
 
-# Trust X-Forwarded-* only from the load balancer's addresses.
-forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
+# Trust X-Forwarded-For and -Proto only from the proxies the operator names, the
+# same list the app follows (RESOLVER_TRUSTED_PROXIES, resolver/client_address.py).
+# None by default: believed from anyone, or from 127.0.0.1 when the site is reached
+# through a local port forward, the header lets a client pick a new address for
+# every request and step round the per-address throttles.
+forwarded_allow_ips = os.environ.get("RESOLVER_TRUSTED_PROXIES", "").strip()
 
 # The control socket is an admin interface on the host: off unless a path is given.
 _control_socket = os.environ.get("GUNICORN_CONTROL_SOCKET", "").strip()

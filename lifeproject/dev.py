@@ -41,7 +41,7 @@ PASSED_ON = (
     "RESOLVER_SERVER_FILTER_RETRY_SECONDS", "RESOLVER_PROVENANCE_TTL_SECONDS",
     "RESOLVER_CLARIFICATION_MAX_AGE_SECONDS", "RESOLVER_THROTTLE_RATE", "RESOLVER_ACCOUNT_BACKEND",
     "RESOLVER_ACCOUNT_MAX_PER_USER", "RESOLVER_ACCOUNT_CHECK_RATE", "RESOLVER_SEMANTIC",
-    "RESOLVER_GLOSSARY_DIR",
+    "RESOLVER_GLOSSARY_DIR", "RESOLVER_MAX_JSON_DEPTH",
     "RESOLVER_OAUTH_THROTTLE_RATE", "RESOLVER_OAUTH_CIMD_MAX_CLIENTS", "RESOLVER_OAUTH_CIMD_UNUSED_SECONDS",
     "CALDAV_TIMEOUT", "DATABASE_URL", "CACHE_URL", "LOG_LEVEL", "ALLOWED_HOSTS", "CSRF_TRUSTED_ORIGINS",
     "MCP_ACCESS_TOKEN_SECONDS", "MCP_REFRESH_TOKEN_SECONDS", "MCP_CLIENT_ID_METADATA_DOCUMENTS",
@@ -50,9 +50,10 @@ PASSED_ON = (
 # Radicale, the site URL, the demo's key, the private-address switch), per
 # process (DEBUG: the demo server's only), where dev.env is found
 # (LIFEPROJECT_VAR_DIR), or production's HTTPS hardening and static root, which
-# a plain-HTTP demo on 127.0.0.1 does not use.
+# a plain-HTTP demo on 127.0.0.1 does not use, and the proxies trusted for
+# X-Forwarded-For (the demo is reached directly; a command has no client address).
 NOT_PASSED_ON = (
-    "CALDAV_URL", "CALDAV_USERNAME", "CALDAV_PASSWORD", "RESOLVER_SITE_URL", "SECRET_KEY",
+    "RESOLVER_TRUSTED_PROXIES", "CALDAV_URL", "CALDAV_USERNAME", "CALDAV_PASSWORD", "RESOLVER_SITE_URL", "SECRET_KEY",
     "RESOLVER_ACCOUNT_ALLOW_PRIVATE_ADDRESSES", "DEBUG", "LIFEPROJECT_VAR_DIR", "STATIC_ROOT",
     "SECURE_SSL_REDIRECT", "SESSION_COOKIE_SECURE", "CSRF_COOKIE_SECURE", "SECURE_HSTS_SECONDS",
     "SECURE_HSTS_INCLUDE_SUBDOMAINS", "SECURE_HSTS_PRELOAD", "SECURE_PROXY_SSL_HEADER",
@@ -195,8 +196,7 @@ def main(argv: list[str] | None = None) -> None:
         # the default, and every other process, keeps it off. The ASGI site: Django and
         # the MCP endpoint at /mcp (lifeproject/asgi.py).
         web = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "lifeproject.asgi:application", "--host", "127.0.0.1",
-             "--port", str(web_port), "--no-access-log"],
+            uvicorn_command(web_port),
             env={**os.environ, "DEBUG": "1"}, cwd=BASE_DIR,
         )
         print(banner(web_port, instance.url, token, web_password, per_user=per_user), flush=True)
@@ -214,6 +214,14 @@ def main(argv: list[str] | None = None) -> None:
                 except subprocess.TimeoutExpired:
                     process.kill()
                     process.wait()
+
+
+def uvicorn_command(port: int) -> list[str]:
+    """The demo's web server. No proxy is trusted (`--no-proxy-headers`): uvicorn would otherwise
+    take X-Forwarded-For from 127.0.0.1 as the client's address, and anyone reaching the port
+    through a local forward could pick a new address per request (resolver/client_address.py)."""
+    return [sys.executable, "-m", "uvicorn", "lifeproject.asgi:application", "--host", "127.0.0.1",
+            "--port", str(port), "--no-access-log", "--no-proxy-headers"]
 
 
 def refresh_demo(url: str, password: str, *, now: datetime) -> None:

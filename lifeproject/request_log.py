@@ -14,7 +14,6 @@ logged as its URL pattern (`v1/resolve`), never as the requested path.
 """
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Iterator
@@ -24,6 +23,8 @@ from datetime import datetime, timezone
 from typing import Any, Callable
 
 from django.http import HttpRequest, HttpResponse
+
+from resolver.domain.escaping import json_text
 
 logger = logging.getLogger("lifeproject.requests")
 
@@ -160,4 +161,5 @@ class JsonFormatter(logging.Formatter):
         if record.exc_info and record.exc_info[0] is not None:
             # The type only: a message or a traceback can quote user text or a URL.
             data["exc_type"] = record.exc_info[0].__name__
-        return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+        # No raw C1 or bidi control either (resolver/domain/escaping.py): a log viewer is a terminal too.
+        return json_text(data, separators=(",", ":"))

@@ -92,6 +92,10 @@ env = environ.Env(
     MCP_CLIENT_ID_METADATA_DOCUMENTS=(bool, True),
     # The authorization server against abuse (docs/oauth.md).
     RESOLVER_OAUTH_THROTTLE_RATE=(str, "30/min"),
+    # The reverse proxies whose X-Forwarded-For is believed (addresses or networks,
+    # comma-separated); empty: none (resolver/client_address.py). gunicorn.conf.py reads it too.
+    RESOLVER_TRUSTED_PROXIES=(list, []),
+    RESOLVER_MAX_JSON_DEPTH=(int, 32),
     RESOLVER_OAUTH_CIMD_MAX_CLIENTS=(int, 500),
     RESOLVER_OAUTH_CIMD_UNUSED_SECONDS=(int, 7 * 24 * 3600),
 )
@@ -218,6 +222,9 @@ REST_FRAMEWORK = {
     # The counts live in the default cache, so share that cache between workers.
     "DEFAULT_THROTTLE_CLASSES": ["rest_framework.throttling.ScopedRateThrottle"],
     "DEFAULT_THROTTLE_RATES": {"resolve": env("RESOLVER_THROTTLE_RATE")},
+    # DRF's anonymous throttles key on X-Forwarded-For from anyone unless told how many
+    # proxies there are; 0: REMOTE_ADDR. The app's own throttles follow RESOLVER["TRUSTED_PROXIES"].
+    "NUM_PROXIES": 0,
 }
 
 SPECTACULAR_SETTINGS = {
@@ -297,6 +304,8 @@ RESOLVER = {
     # The MCP endpoint's requests join the site's JSON lines (lifeproject/request_log.py).
     "REQUEST_LOG": "lifeproject.request_log",
     "OAUTH_THROTTLE_RATE": env("RESOLVER_OAUTH_THROTTLE_RATE"),
+    "TRUSTED_PROXIES": env("RESOLVER_TRUSTED_PROXIES"),
+    "MAX_JSON_DEPTH": env("RESOLVER_MAX_JSON_DEPTH"),
     "OAUTH_CIMD_MAX_CLIENTS": env("RESOLVER_OAUTH_CIMD_MAX_CLIENTS"),
     "OAUTH_CIMD_UNUSED_SECONDS": env("RESOLVER_OAUTH_CIMD_UNUSED_SECONDS"),
 }
@@ -322,12 +331,18 @@ LOGGING = {
     "disable_existing_loggers": False,
     "formatters": {"json": {"()": "lifeproject.request_log.JsonFormatter"}},
     # A resolution logged while a request is handled joins that request's line.
-    "filters": {"capture_outcome": {"()": "lifeproject.request_log.CaptureOutcome"}},
+    "filters": {
+        "capture_outcome": {"()": "lifeproject.request_log.CaptureOutcome"},
+        # Secrets out of every line (resolver/redaction.py). The app also redacts every record
+        # when it is made; on the handlers it covers `extra` fields, added after that.
+        "redact_secrets": {"()": "resolver.redaction.RedactSecrets"},
+    },
     "handlers": {
-        "console": {"class": "logging.StreamHandler"},
+        "console": {"class": "logging.StreamHandler", "filters": ["redact_secrets"]},
         # stderr, like every other log: a command's stdout is its answer (`manage.py resolve`).
-        "requests": {"class": "logging.StreamHandler", "formatter": "json"},
-        "resolutions": {"class": "logging.StreamHandler", "formatter": "json", "filters": ["capture_outcome"]},
+        "requests": {"class": "logging.StreamHandler", "formatter": "json", "filters": ["redact_secrets"]},
+        "resolutions": {"class": "logging.StreamHandler", "formatter": "json",
+                        "filters": ["redact_secrets", "capture_outcome"]},
     },
     "loggers": {
         "resolver": {"handlers": ["console"], "level": env("LOG_LEVEL")},

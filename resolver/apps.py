@@ -8,6 +8,11 @@ class ResolverConfig(AppConfig):
 
     def ready(self) -> None:
         from resolver import checks  # noqa: F401  (registers system checks)
+        from resolver import redaction
+
+        # No authorization code, token, password or Authorization header in any log
+        # line of the process, at any level, whoever logs it (resolver/redaction.py).
+        redaction.install()
         from resolver.accounts import NamespaceRegistry
         from resolver.judges.registry import JudgeRegistry
 

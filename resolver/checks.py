@@ -39,7 +39,8 @@ from resolver.domain.judgment import MAX_CANDIDATES
 
 TAG = "resolver"
 _URL_SETTINGS = ("CALDAV_URL", "TYPESAFE_BASE_URL", "SITE_URL")
-_LIMITS = ("MAX_TEXT_LENGTH", "MAX_COLLECTION_IDS", "MAX_CANDIDATES", "MAX_BODY_BYTES", "MAX_RESPONSE_BYTES")
+_LIMITS = ("MAX_TEXT_LENGTH", "MAX_COLLECTION_IDS", "MAX_CANDIDATES", "MAX_BODY_BYTES", "MAX_RESPONSE_BYTES",
+           "MAX_JSON_DEPTH")
 
 
 # What the host project must have; everything else the app sets on its own views.

@@ -86,6 +86,9 @@ DEFAULTS: dict[str, Any] = {
     # API request bodies: a valid request is far smaller (500 characters of text,
     # 50 collection IDs), so anything bigger is refused before it is parsed.
     "MAX_BODY_BYTES": 65536,
+    # How deeply a request document may nest (resolver/jsonbound.py): a valid
+    # one is 2 deep; deeper is invalid_request at every door. At most 100.
+    "MAX_JSON_DEPTH": 32,
     # POST /v1/resolve per user, unless the project's REST_FRAMEWORK names a "resolve" rate.
     "THROTTLE_RATE": "120/min",
     # Jev judgment
@@ -117,6 +120,11 @@ DEFAULTS: dict[str, Any] = {
     # clients made from Client ID Metadata Documents, at most this many, and
     # deleted when unused (no live grant or token) and not updated for this long.
     "OAUTH_THROTTLE_RATE": "30/min",
+    # The reverse proxies in front of the site (addresses or networks, e.g.
+    # ["10.0.0.0/8"]): only a request arriving from one of them has its
+    # client's address read from X-Forwarded-For (resolver/client_address.py).
+    # Empty: none is trusted, the address is the connection's (REMOTE_ADDR).
+    "TRUSTED_PROXIES": [],
     "OAUTH_CIMD_MAX_CLIENTS": 500,
     "OAUTH_CIMD_UNUSED_SECONDS": 7 * 24 * 3600,
 }

@@ -40,6 +40,7 @@ from resolver import clarifications, deadline, envelope
 from resolver.conf import build_backend, resolver_settings
 from resolver.domain import judgment as jdg
 from resolver.domain.errors import CollectionNotFound, InvalidRequest, ResolverError
+from resolver.domain.escaping import for_terminal, quoted
 from resolver.domain.items import Collection
 from resolver.domain.pipeline import Outcome, Status, resolve
 from resolver.domain.ports import CalendarSource, Judge, ThresholdPolicy
@@ -141,8 +142,8 @@ def _naming_collections(err: CollectionNotFound, calendar: CalendarSource) -> Co
         known = sorted(c.collection_id for c in calendar.collections())
     except ResolverError:
         return err
-    listed = ", ".join(known[:_KNOWN_LISTED]) + (", ..." if len(known) > _KNOWN_LISTED else "")
-    named = ", ".join(f"`{cid}`" for cid in unknown)
+    listed = ", ".join(for_terminal(cid) for cid in known[:_KNOWN_LISTED]) + (", ..." if len(known) > _KNOWN_LISTED else "")
+    named = ", ".join(quoted(cid) for cid in unknown)  # untrusted: escaped (resolver/domain/escaping.py)
     plural = "s" if len(unknown) > 1 else ""
     return CollectionNotFound(f"Unknown collection ID{plural} {named}; known: {listed or 'none'}.",
                               details={**err.details, "known_collection_ids": known})

@@ -18,7 +18,21 @@ from rest_framework.views import APIView
 
 from resolver.api.exceptions import envelope_exception_handler
 from resolver.api.parsers import BoundedJSONParser
+from resolver.client_address import client_address
 from resolver.conf import resolver_settings
+from resolver.domain.escaping import escape_json_bytes
+
+
+class EnvelopeJSONRenderer(JSONRenderer):
+    """DRF's JSON, with no raw C1 or bidi control in it (resolver/domain/escaping.py).
+
+    A title or a calendar name is the server's text: a client that prints the
+    body is not driven by it. Ordinary text renders byte for byte as DRF's.
+    """
+
+    def render(self, data: Any, accepted_media_type: str | None = None,
+               renderer_context: dict[str, Any] | None = None) -> bytes:
+        return escape_json_bytes(super().render(data, accepted_media_type, renderer_context))
 
 
 class ResolveThrottle(ScopedRateThrottle):
@@ -28,12 +42,17 @@ class ResolveThrottle(ScopedRateThrottle):
     def get_rate(self) -> str | None:
         return self.THROTTLE_RATES.get(self.scope) or str(resolver_settings.THROTTLE_RATE)
 
+    def get_ident(self, request: Any) -> str:
+        # DRF's own believes X-Forwarded-For from anyone unless NUM_PROXIES is set;
+        # the app's rule trusts only RESOLVER["TRUSTED_PROXIES"] (resolver/client_address.py).
+        return client_address(request)
+
 
 class ResolverApiView(APIView):
     authentication_classes = [TokenAuthentication, SessionAuthentication]
     permission_classes = [IsAuthenticated]
     parser_classes = [BoundedJSONParser]
-    renderer_classes = [JSONRenderer]
+    renderer_classes = [EnvelopeJSONRenderer]
     throttle_classes: list[type] = []
     schema = AutoSchema()
 

@@ -5,7 +5,8 @@ DATA_UPLOAD_MAX_MEMORY_SIZE, 2.5 MB, and the cap surfaces as an unmapped
 exception), lets a deeply nested document raise RecursionError, and accepts
 `\\ud800` escapes whose unpaired surrogates later break any response that
 echoes them. Each of those used to end in a 500; here each is an
-`invalid_request`.
+`invalid_request`. A document nested deeper than RESOLVER["MAX_JSON_DEPTH"]
+is refused before it is decoded (resolver/jsonbound.py), as at every door.
 """
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from typing import Any, Mapping
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import BaseParser
 from rest_framework.renderers import JSONRenderer
+
+from resolver import jsonbound
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -78,6 +81,7 @@ class BoundedJSONParser(BaseParser):
         try:
             # bytes.decode refuses codecs that are not text encodings (rot13, base64).
             text = raw.decode(encoding)
+            jsonbound.check_text(text)
             data = json.loads(text, parse_constant=_reject_constant)
         except LookupError:
             raise ParseError(f"Unsupported charset {encoding!r}.") from None

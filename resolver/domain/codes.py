@@ -143,7 +143,8 @@ class ErrorCode(StrEnum):
         "invalid_request", 400, 2,
         "The body is not a JSON object of the documented shape, breaks a limit "
         "(text over {max_text_length} characters, more than {max_collection_ids} collection IDs, "
-        "a body over RESOLVER['MAX_BODY_BYTES'], {max_body_bytes} bytes by default), "
+        "a body over RESOLVER['MAX_BODY_BYTES'], {max_body_bytes} bytes by default, "
+        "a document nested deeper than RESOLVER['MAX_JSON_DEPTH']), "
         "or is not valid JSON or valid Unicode.",
     )
     COLLECTION_NOT_FOUND = (

@@ -17,6 +17,7 @@ from datetime import timezone, tzinfo
 from typing import Any
 
 from resolver.domain.errors import InvalidRequest
+from resolver.domain.escaping import quoted
 from resolver.domain.items import Kind
 from resolver.domain.judgment import MAX_CANDIDATES
 
@@ -73,7 +74,7 @@ def parse_document(document: Any, *, limits: RequestLimits = RequestLimits(),
         raise _invalid("The request must be a JSON object.", "body")
     unknown = sorted(str(name) for name in set(document) - set(FIELDS))
     if unknown:
-        raise _invalid(f"Unknown field `{unknown[0]}`; the fields are {', '.join(FIELDS)}.", unknown[0],
+        raise _invalid(f"Unknown field {quoted(unknown[0])}; the fields are {', '.join(FIELDS)}.", unknown[0],
                        unknown_fields=unknown)
     if "text" not in document:
         raise _invalid("`text` is required.", "text")
@@ -150,5 +151,5 @@ def parse_time_zone(value: Any) -> tzinfo:
     try:
         return zoneinfo.ZoneInfo(value)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
-        raise _invalid(f"Unknown time zone `{value}`; use an IANA name, e.g. Europe/Berlin.",
+        raise _invalid(f"Unknown time zone {quoted(value)}; use an IANA name, e.g. Europe/Berlin.",
                        "time_zone") from None

@@ -43,7 +43,7 @@ from starlette.middleware.authentication import AuthenticationMiddleware
 from starlette.routing import Route
 from starlette.types import Message, Receive, Scope, Send
 
-from resolver import services
+from resolver import jsonbound, services
 from resolver.conf import resolver_settings
 from resolver.envelope import clarification_link
 from resolver.mcp import server as mcp_server
@@ -206,6 +206,51 @@ async def _too_many(send: Send, wait: float) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
+class DepthBound:
+    """A POST body with whatever lies deeper than RESOLVER["MAX_JSON_DEPTH"] allows cut, before the SDK decodes it.
+
+    The SDK's decoder gives up past its recursion limit with a JSON-RPC parse
+    error, before any tool is called; cut (resolver/jsonbound.py), the message
+    decodes and the tool call answers `invalid_request`, as every door does.
+    The body is read up to RESOLVER["MAX_BODY_BYTES"]; a bigger one is handed
+    on as it came, for the transport's own size limit to refuse.
+    """
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        limit = int(resolver_settings.MAX_BODY_BYTES)
+        declared = dict(scope.get("headers") or []).get(b"content-length", b"")
+        if declared.isdigit() and int(declared) > limit:
+            await self.app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        size, more, other = 0, True, None
+        while more and size <= limit:
+            message = await receive()
+            if message["type"] != "http.request":
+                other = message  # the client went away: handed on after what was read
+                break
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            more = bool(message.get("more_body", False))
+        body = b"".join(chunks)
+        if not more and other is None:
+            body = jsonbound.cut(body, jsonbound.max_json_depth() + jsonbound.MCP_WRAPPING)
+        pending: list[Message] = [{"type": "http.request", "body": body, "more_body": more or other is not None}]
+        if other is not None:
+            pending.append(other)
+
+        async def replay() -> Message:
+            return pending.pop(0) if pending else await receive()
+
+        await self.app(scope, replay, send)
+
+
 class RequestLogHook(Protocol):
     """Where the host writes its request log (RESOLVER["REQUEST_LOG"], a dotted path to an object or module).
 
@@ -290,7 +335,7 @@ class McpHttp:
             app=server, stateless=True, json_response=True,
             security_settings=_transport_security(), max_request_body_size=int(resolver_settings.MAX_BODY_BYTES))
         resource_url = AnyHttpUrl(resource.resource_url())
-        endpoint = RequireAuthMiddleware(Throttle(StreamableHTTPASGIApp(self.session_manager)),
+        endpoint = RequireAuthMiddleware(Throttle(DepthBound(StreamableHTTPASGIApp(self.session_manager))),
                                          required_scopes=[resource.READ_SCOPE],
                                          resource_metadata_url=AnyHttpUrl(resource.resource_metadata_url()))
         metadata_routes = create_protected_resource_routes(

@@ -18,6 +18,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
+from resolver import jsonbound
 from resolver.mcp.tools import Tools, tool_list
 
 NAME = "lifeproject-resolver"
@@ -130,6 +131,9 @@ class CheckedLines:
         async for line in self.source:
             if not line.strip():
                 continue
+            # Deeper than any valid message, cut (resolver/jsonbound.py): the decoders below
+            # then never recurse past the bound, and the tool answers invalid_request.
+            line = jsonbound.cut(line, jsonbound.max_json_depth() + jsonbound.MCP_WRAPPING)
             error = check_line(line)
             if error is None:
                 yield line

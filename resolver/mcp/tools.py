@@ -7,7 +7,6 @@ person through elicitation when the client can ask them; never to the model.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,8 +14,9 @@ import anyio.to_thread
 import mcp_types as types
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from resolver import services
+from resolver import jsonbound, services
 from resolver.domain.errors import CandidateGone, InvalidRequest, NotACandidate, OccurrenceGone, ResolverError
+from resolver.domain.escaping import json_text
 from resolver.domain.pipeline import Status
 from resolver.mcp import elicitation, schemas
 
@@ -92,7 +92,8 @@ def tool_list() -> list[types.Tool]:
 
 def result(envelope: dict[str, Any], *, is_error: bool = False) -> types.CallToolResult:
     # The text block repeats the envelope for clients that show only text content.
-    text = json.dumps(envelope, ensure_ascii=False)
+    # No raw C1 or bidi control in it (resolver/domain/escaping.py): a client may print it.
+    text = json_text(envelope)
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
                                 structured_content=envelope, is_error=is_error)
 
@@ -106,6 +107,9 @@ class Tools:
     async def call(self, ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult | types.InputRequiredResult:
         request_id = services.new_request_id()
         try:
+            # The transports cut a message deeper than the bound allows (resolver/jsonbound.py),
+            # leaving it one level too deep: refused here, as at every door.
+            jsonbound.check_value(params.arguments or {})
             if params.name == RESOLVE:
                 return await self._resolve(ctx, params, request_id)
             if params.name == LIST_COLLECTIONS:

@@ -21,6 +21,7 @@ from django.views.decorators.csrf import csrf_exempt
 from oauth2_provider import views
 from rest_framework.throttling import SimpleRateThrottle
 
+from resolver.client_address import client_address
 from resolver.conf import resolver_settings
 from resolver.oauth import clients, resource
 
@@ -64,8 +65,9 @@ def verified_origin(application: Any) -> str:
 class ClientAddressThrottle(SimpleRateThrottle):
     """RESOLVER["OAUTH_THROTTLE_RATE"] per client address, in the default cache (shared by the workers).
 
-    The address is REMOTE_ADDR: a forwarded-for header is the client's to
-    choose. Behind a proxy, have the server set REMOTE_ADDR from it.
+    The address is resolver.client_address's: the connection's, or
+    X-Forwarded-For's only from a proxy named in RESOLVER["TRUSTED_PROXIES"]
+    (a forwarded-for header is otherwise the client's to choose).
     """
 
     scope = "oauth"
@@ -74,7 +76,7 @@ class ClientAddressThrottle(SimpleRateThrottle):
         return resolver_settings.OAUTH_THROTTLE_RATE
 
     def get_cache_key(self, request: Any, view: Any) -> str:
-        return self.cache_format % {"scope": self.scope, "ident": request.META.get("REMOTE_ADDR", "")}
+        return self.cache_format % {"scope": self.scope, "ident": client_address(request)}
 
 
 def throttled(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:

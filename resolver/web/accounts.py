@@ -20,6 +20,7 @@ from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_http_methods, require_POST
 
 from resolver import accounts
+from resolver.client_address import client_address
 from resolver.domain.errors import ResolverError
 from resolver.web.views import HttpResponseSeeOther
 
@@ -68,7 +69,7 @@ def accounts_page(request: HttpRequest) -> HttpResponse:
     try:
         accounts.add_account(user=request.user, url=data["url"], username=data["username"],
                              password=data["password"], label=data["label"],
-                             client_address=request.META.get("REMOTE_ADDR"))
+                             client_address=client_address(request))
     except ResolverError as err:
         page = _page(request, AccountForm(initial=_without_password(form)), error=err.message, status=err.http_status)
         if "retry_after_seconds" in err.details:  # throttled: the API's header

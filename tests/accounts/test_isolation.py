@@ -117,7 +117,7 @@ def test_page__search_reads_only_ones_own(people):
     nothing = bob.post("/resolve/", {"text": "Alice secret errand", "kind": "task"})
     # Bob's own words come back to him (the form, "You typed"); no item of alice's does.
     assert "Alice secret errand" not in bob.get(nothing["Location"]).content.decode().replace(
-        'value="Alice secret errand"', "").replace("You typed <q>Alice secret errand</q>", "")
+        'value="Alice secret errand"', "").replace("You typed <bdi><q>Alice secret errand</q></bdi>", "")
 
 
 def test_page__no_account_says_so(people):

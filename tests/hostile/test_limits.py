@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 from django.core.exceptions import RequestDataTooBig
-from rest_framework.exceptions import ParseError
 
 from resolver.api.exceptions import envelope_exception_handler
 from resolver.api.parsers import BoundedJSONParser
 from resolver.conf import resolver_settings
+from resolver.domain.errors import InvalidRequest
 from tests.support.commands import run_resolve
 
 pytestmark = pytest.mark.django_db
@@ -192,8 +192,10 @@ def test_limits__unknown_charset_is_ignored_like_django_does(api, on_radicale):
 
 
 def test_limits__parse_errors_say_what_is_wrong():
-    with pytest.raises(ParseError, match="nested too deeply"):
+    # Refused before it is decoded, with the bound it broke (resolver/jsonbound.py).
+    with pytest.raises(InvalidRequest, match="at most 32 levels deep") as caught:
         BoundedJSONParser().parse(io.BytesIO(b"[" * 60_000), "application/json", {"encoding": "utf-8"})
+    assert caught.value.details == {"field": "body", "max_depth": 32}
 
 
 # --- the command ----------------------------------------------------------------------

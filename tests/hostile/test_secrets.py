@@ -235,9 +235,17 @@ def test_secrets__never_in_responses_logs_or_provenance(
 def test_secrets__the_search_finds_a_planted_secret(all_logs):
     """The capture and the search work: a secret logged on purpose is found."""
     logging.getLogger("resolver.requests").info("oops %s", CALDAV_SECRET)
-    logging.getLogger("some.library").debug("header Authorization: Bearer %s", JEV_SECRET)
+    logging.getLogger("some.library").debug("oops too %s", JEV_SECRET)
     found = {name for record in all_logs.records for name, secret in needles().items() if secret in record}
     assert {"CALDAV_PASSWORD", "TYPESAFE_API_KEY"} <= found
+
+
+def test_secrets__a_secret_logged_as_a_header_is_redacted(all_logs):
+    """Named as what it is, a secret never reaches a log line at any level (resolver/redaction.py)."""
+    logging.getLogger("some.library").debug("header Authorization: Bearer %s", JEV_SECRET)
+    logging.getLogger("some.library").debug("sent %r", {"password": CALDAV_SECRET})
+    found = {name for record in all_logs.records for name, secret in needles().items() if secret in record}
+    assert found == set() and any("[redacted]" in record for record in all_logs.records)
 
 
 def test_secrets__reprs_hide_them(secret_settings):

@@ -76,3 +76,31 @@ def test_stdio__every_malformed_line_is_answered_and_the_server_keeps_serving(mc
     errors = [(str(a["id"]), a["error"]["code"]) for a in answers if "error" in a]
     assert sorted(errors) == sorted((str(i), c) for _, i, c in MALFORMED)
     assert {"jsonrpc": "2.0", "id": 99, "result": {}} in answers
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("depth", [40, 30_000])
+def test_stdio__deep_tool_arguments_are_invalid_request_with_their_id(mcp_env, depth):
+    # 40: the SDK could decode it; 30,000: no recursive decoder could (resolver/jsonbound.py).
+    arguments = '{"text": ' + "[" * depth + "]" * depth + ', "kind": "task"}'
+    call = ('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"resolve_reference","arguments":'
+            + arguments + "}}")
+    process = subprocess.Popen([sys.executable, "manage.py", "mcp"], cwd=ROOT, env=mcp_env.env,
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        process.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "deep-test", "version": "1"}}}).encode() + b"\n")
+        process.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+        process.stdin.write(call.encode() + b"\n")
+        process.stdin.write(b'{"jsonrpc":"2.0","id":99,"method":"ping"}\n')
+        process.stdin.flush()
+        answers = {a.get("id"): a for a in _read_lines(process.stdout, 3)}
+    finally:
+        process.kill()
+        process.wait()
+    result = answers[7]["result"]
+    assert result["isError"] is True
+    error = result["structuredContent"]["error"]
+    assert (error["code"], error["details"]) == ("invalid_request", {"field": "body", "max_depth": 32})
+    assert answers[99] == {"jsonrpc": "2.0", "id": 99, "result": {}}  # and the server keeps serving

@@ -92,3 +92,79 @@ def test_logs__one_line_per_mcp_request_without_tokens_or_references(site):
     for secret in (token, "not-a-token", reference, site.deployment.env["SECRET_KEY"],
                    site.deployment.env["CALDAV_PASSWORD"]):
         assert secret not in everything
+
+
+@pytest.mark.parametrize("depth", [40, 30_000])
+def test_deep_arguments__invalid_request_like_every_door(site, depth):
+    # 40: the SDK could decode it; 30,000: its decoder gives up (a JSON-RPC parse error) unless cut first.
+    token = site.deployment.mint_token("alice", resource=[site.mcp_url])
+    arguments = '{"text": ' + "[" * depth + "]" * depth + ', "kind": "task"}'
+    body = ('{"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "resolve_reference", '
+            '"arguments": ARGS, "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", '
+            '"io.modelcontextprotocol/clientInfo": {"name": "deep", "version": "1"}, '
+            '"io.modelcontextprotocol/clientCapabilities": {}}}}').replace("ARGS", arguments)
+    headers = {"Authorization": f"Bearer {token}", "MCP-Protocol-Version": wire.VERSION, "Mcp-Method": "tools/call",
+               "Mcp-Name": "resolve_reference", "Accept": "application/json, text/event-stream",
+               "Content-Type": "application/json"}
+    response = requests.post(site.mcp_url, data=body.encode(), headers=headers, timeout=60)
+    assert response.status_code == 200, response.text[:300]
+    answer = response.json()
+    assert answer["id"] == 5 and answer["result"]["isError"] is True
+    error = answer["result"]["structuredContent"]["error"]
+    assert (error["code"], error["details"]) == ("invalid_request", {"field": "body", "max_depth": 32})
+
+
+# --- forwarded headers, on the servers as started ---------------------------------------
+
+
+def _started(command: list[str], env: dict[str, str], port: int):
+    import subprocess
+    import time
+
+    from tests.mcp_http.conftest import REPO
+
+    process = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               stdin=subprocess.DEVNULL)
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline and process.poll() is None:
+        try:
+            requests.get(f"http://127.0.0.1:{port}/healthz", timeout=10)
+            return process
+        except requests.RequestException:
+            time.sleep(0.3)
+    process.kill()
+    raise RuntimeError(f"{command} did not start")
+
+
+def _throttled_of_40(url: str) -> int:
+    """POST /oauth/token/ forty times from 127.0.0.1, each with an X-Forwarded-For of its own."""
+    return [requests.post(f"{url}/oauth/token/", data={"client_id": "x"}, timeout=30,
+                          headers={"X-Forwarded-For": f"198.51.100.{n}"}).status_code
+            for n in range(40)].count(429)
+
+
+@pytest.mark.parametrize("server", ["bin/run", "gunicorn"])
+@pytest.mark.parametrize("trusted, throttled", [("", 30), ("127.0.0.1", 0)])
+def test_forwarded_for__believed_only_from_a_named_proxy(deployment, tmp_path, server, trusted, throttled):
+    import sys
+
+    from lifeproject.dev import uvicorn_command
+    from lifeproject.embedded_radicale import free_port
+
+    port = free_port()
+    env = {**deployment.site_env(f"http://127.0.0.1:{port}"), "RESOLVER_OAUTH_THROTTLE_RATE": "10/min",
+           "CACHE_URL": f"filecache://{tmp_path / 'cache'}", "RESOLVER_TRUSTED_PROXIES": trusted,
+           # The servers' own default (127.0.0.1) is what made the header believed: set, to show it is not read.
+           "FORWARDED_ALLOW_IPS": "127.0.0.1", "GUNICORN_BIND": f"127.0.0.1:{port}", "WEB_CONCURRENCY": "1"}
+    if server == "bin/run":
+        if trusted:
+            pytest.skip("bin/run trusts no proxy: the demo is reached directly")
+        command = uvicorn_command(port)
+    else:
+        command = [sys.executable, "-m", "gunicorn", "lifeproject.asgi:application"]
+    process = _started(command, env, port)
+    try:
+        assert _throttled_of_40(f"http://127.0.0.1:{port}") == throttled
+    finally:
+        process.terminate()
+        process.wait(timeout=30)

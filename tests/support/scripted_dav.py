@@ -100,6 +100,8 @@ class ScriptedDAV:
         # PROPFIND paths answered 403 (Radicale, for a path not the user's), and an HTML page at
         # /.well-known/caldav (SOGo without its Apache front).
         self.forbidden: set[str] = set()
+        # The collection's DAV:displayname, as the server sends it (a hostile one: control characters).
+        self.display_name = "Work"
         self.well_known_html = False
         self._lock = threading.Lock()
         self._http = LoopbackHTTP(self._handle, date=self._date)
@@ -215,7 +217,7 @@ class ScriptedDAV:
                                  "<D:resourcetype><D:collection/></D:resourcetype>"))
             if depth != "0":
                 out.append(_ok(COLLECTION, "<D:resourcetype><D:collection/><C:calendar/></D:resourcetype>"
-                                           "<D:displayname>Work</D:displayname>"))
+                                           f"<D:displayname>{_text(self.display_name)}</D:displayname>"))
         return "".join(out) + "</D:multistatus>"
 
     def _props(self, stored: Stored, asked: set[str]) -> tuple[str, str]:
@@ -280,6 +282,11 @@ class ScriptedDAV:
 
     def _token(self) -> str:
         return f"http://scripted.example/sync/{self._epoch}/{len(self.log)}"
+
+
+def _text(value: str) -> str:
+    """XML character data that survives parsing as it is: CR as a reference (a raw one reads as LF)."""
+    return escape(value).replace("\r", "&#13;")
 
 
 def _asked(root: etree._Element) -> set[str]:

@@ -455,7 +455,7 @@ def test_clarify__several_candidates_none_preselected(radicale_live, alice_clien
 
 def test_clarify__what_the_person_typed_is_shown_above_the_candidates(radicale_live, alice_client: Client):
     html = alice_client.get(_ask(alice_client, "team offsite <b>planning</b>", "work personal")).content.decode()
-    typed = '<p class="typed" data-field="typed">You typed <q>team offsite &lt;b&gt;planning&lt;/b&gt;</q></p>'
+    typed = '<p class="typed" data-field="typed">You typed <bdi><q>team offsite &lt;b&gt;planning&lt;/b&gt;</q></bdi></p>'
     assert typed in html and html.index(typed) < html.index('class="choices"')
 
 

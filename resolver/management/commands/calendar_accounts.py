@@ -12,7 +12,6 @@ never printed.
 """
 from __future__ import annotations
 
-import json
 import shlex
 import sys
 from typing import Any
@@ -22,6 +21,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from resolver import accounts
 from resolver.domain.errors import ResolverError
+# A server names its calendars: every line printed escapes them (resolver/domain/escaping.py).
+from resolver.domain.escaping import for_terminal as safe, json_text
 
 
 def connect_command(username: str | None) -> str:
@@ -62,8 +63,8 @@ class Command(BaseCommand):
         if action == "list":
             return self._list(user, as_json=options["json"])
         if not accounts.remove_account(user=user, account_id=options["id"]):
-            raise CommandError(f"{options['user']} has no account with ID {options['id']!r}.", returncode=2)
-        self.stdout.write(f"removed {options['id']}")
+            raise CommandError(f"{safe(options['user'])} has no account with ID {options['id']!r}.", returncode=2)
+        self.stdout.write(f"removed {safe(options['id'])}")
 
     def _user(self, username: str) -> Any:
         model = get_user_model()
@@ -82,10 +83,10 @@ class Command(BaseCommand):
                                                         password=password, label=options["label"])
         except ResolverError as err:
             reason = err.details.get("reason", "")
-            raise CommandError(f"{err.code} ({reason}): {err.message}", returncode=err.exit_code) from None
-        self.stdout.write(f"{account.pk}\t{account.slug}\t{len(collections)} collections")
+            raise CommandError(safe(f"{err.code} ({reason}): {err.message}"), returncode=err.exit_code) from None
+        self.stdout.write(f"{account.pk}\t{safe(account.slug)}\t{len(collections)} collections")
         for collection in collections:
-            self.stdout.write(f"  {account.slug}/{collection.collection_id}\t{collection.display_name}")
+            self.stdout.write(f"  {safe(account.slug)}/{safe(collection.collection_id)}\t{safe(collection.display_name)}")
 
     def _list(self, user: Any, *, as_json: bool) -> None:
         rows = []
@@ -98,18 +99,19 @@ class Command(BaseCommand):
                              for c in state.collections],
                          "error": None if err is None else {"code": err.code, "reason": err.details.get("reason")}})
         if as_json:
-            self.stdout.write(json.dumps({"accounts": rows}, ensure_ascii=False))
+            self.stdout.write(json_text({"accounts": rows}))
             return
         if not rows:
             name = user.get_username()
-            self.stdout.write(f"{name} has no calendar accounts. Connect one:\n  {connect_command(name)}")
+            self.stdout.write(f"{safe(name)} has no calendar accounts. Connect one:\n  {safe(connect_command(name))}")
             return
         for row in rows:
             found = (f"{len(row['collections'])} collections" if row["error"] is None
                      else f"{row['error']['code']} ({row['error']['reason']})")
-            self.stdout.write(f"{row['id']}\t{row['slug']}\t{row['username']} at {row['url']}\t{found}")
+            self.stdout.write(f"{row['id']}\t{safe(row['slug'])}\t{safe(row['username'])} at {safe(row['url'])}"
+                              f"\t{safe(found)}")
             for c in row["collections"] or ():
-                self.stdout.write(f"  {c['collection_id']}\t{c['display_name']}")
+                self.stdout.write(f"  {safe(c['collection_id'])}\t{safe(c['display_name'])}")
 
     def _rotate(self) -> None:
         from resolver.models import CalendarAccount

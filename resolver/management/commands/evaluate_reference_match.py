@@ -20,6 +20,8 @@ from tqdm.contrib.logging import logging_redirect_tqdm
 
 from resolver.conf import resolver_settings
 from resolver.domain.errors import ResolverError
+# Case IDs, reasons and model names come from a file and a judge's server: escaped (resolver/domain/escaping.py).
+from resolver.domain.escaping import for_terminal as safe
 from resolver.evaluation import ranking, runner
 from resolver.evaluation.cases import DEFAULT_CASES_PATH, RANKER_CASES_PATH
 from resolver.evaluation.metrics import DEFAULT_ALPHA, DEFAULT_DELTA
@@ -136,9 +138,9 @@ class Command(BaseCommand):
             self._fail("interrupted; nothing was written: run the same command again.", EXIT_INTERRUPTED)
         except OSError as err:
             self._fail(f"cannot read or write {err.filename or 'a file'}: {err.strerror or type(err).__name__}", 1)
-        self.stderr.write(f"{result.case_count} cases scored by {result.report['meta'].get('scorer')}.")
-        self.stdout.write(result.summary, ending="")
-        self.stderr.write(f"report written to {result.out_dir}")
+        self.stderr.write(f"{result.case_count} cases scored by {safe(result.report['meta'].get('scorer'))}.")
+        self.stdout.write("\n".join(safe(line) for line in result.summary.split("\n")), ending="")
+        self.stderr.write(f"report written to {safe(result.out_dir)}")
         if options["propose"]:
             self._propose(result)
 
@@ -184,9 +186,9 @@ class Command(BaseCommand):
             self.stderr.write(f"warning: {result.rejected} stored answer(s) failed the answer checks "
                               "and were asked again.")
         for missing in result.unanswered:
-            self.stderr.write(f"unanswered: {missing.case_id} ({missing.reason})")
-        self.stdout.write(result.summary, ending="")
-        self.stderr.write(f"report written to {result.out_dir}")
+            self.stderr.write(f"unanswered: {safe(missing.case_id)} ({safe(missing.reason)})")
+        self.stdout.write("\n".join(safe(line) for line in result.summary.split("\n")), ending="")
+        self.stderr.write(f"report written to {safe(result.out_dir)}")
 
     def _propose(self, result: runner.EvaluationResult) -> None:
         from resolver.evaluation.proposal import propose_threshold
@@ -197,12 +199,12 @@ class Command(BaseCommand):
             return
         row = proposal.row
         if proposal.created:
-            self.stderr.write(f"proposed threshold #{row.pk}: {row.threshold:.2f} for {row.model} "
+            self.stderr.write(f"proposed threshold #{row.pk}: {row.threshold:.2f} for {safe(row.model)} "
                               "(inactive until a staff member approves it: the admin, or "
                               f"manage.py thresholds approve {row.pk} --by USERNAME).")
         else:
             self.stderr.write(f"an identical proposal is already stored as threshold #{row.pk}: nothing added.")
 
     def _fail(self, message: str, exit_code: int) -> NoReturn:
-        self.stderr.write(f"error: {message}")
+        self.stderr.write(f"error: {safe(message)}")
         raise SystemExit(exit_code)

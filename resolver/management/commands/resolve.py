@@ -4,17 +4,18 @@ from __future__ import annotations
 import gc
 import json
 import logging
-import re
 import sys
 from contextlib import contextmanager
 from typing import Any, Iterator
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from resolver import services
+from resolver import jsonbound, services
 from resolver.conf import resolver_settings
 from resolver.domain.codes import EXIT_CLARIFICATION, judge_is_off
 from resolver.domain.errors import InternalError, InvalidRequest, NoCalendarAccount, ResolverError
+# Every command's output escapes untrusted text by the one rule (resolver/domain/escaping.py).
+from resolver.domain.escaping import for_terminal as safe, json_text as json_line
 
 def _collector_back_on() -> None:
     """The cyclic collector on again, if the process's entry point turned it off for its start-up.
@@ -100,7 +101,9 @@ class Command(BaseCommand):
                                  details={"field": "input"})
         raw = _read_bounded(sys.stdin, services.max_body_bytes())
         try:
-            return json.loads(raw.decode("utf-8") if isinstance(raw, bytes) else raw)
+            text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+            jsonbound.check_text(text)  # before decoding: json.loads recurses (resolver/jsonbound.py)
+            return json.loads(text)
         except (ValueError, UnicodeDecodeError):
             raise InvalidRequest("Standard input is not valid JSON.", details={"field": "body"}) from None
 
@@ -176,28 +179,6 @@ def _hint(err: BaseException, username: str | None) -> str | None:
         return ("Per-user accounts read only a user's own accounts: give --user USERNAME. "
                 f"To connect one: {connect_command(None)}")
     return f"To connect one: {connect_command(username)}"
-
-
-# Characters a terminal acts on: C0 controls (tab and newline are ours to write,
-# never the data's), DEL, C1 controls (ESC's 8-bit forms among them), the line
-# and paragraph separators and the bidirectional overrides that reorder a line.
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-# In JSON text outside strings every character is ASCII, so escaping these
-# anywhere escapes them inside strings only; the value is unchanged.
-_JSON_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029]")
-
-
-def safe(text: str) -> str:
-    """`text` for a terminal: every control character as a visible `\\xNN`/`\\uNNNN` escape."""
-    return _UNSAFE.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
-                       else f"\\u{ord(m.group()):04x}", text)
-
-
-def json_line(envelope: dict[str, Any]) -> str:
-    """The envelope as one line of JSON: non-ASCII kept, but no raw DEL or C1 control (json.dumps
-    escapes only U+0000-U+001F), so even a terminal shown the JSON is not driven by the data."""
-    text = json.dumps(envelope, ensure_ascii=False)
-    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def _read_bounded(stream: Any, limit: int) -> bytes | str:

@@ -13,13 +13,13 @@ Errors go to stderr as `error: CODE: message`.
 """
 from __future__ import annotations
 
-import json
 from typing import Any, NoReturn
 
 from django.core.management.base import BaseCommand, CommandParser
 
 from resolver import thresholds
 from resolver.models import ApprovedThreshold
+from resolver.domain.escaping import for_terminal as safe, json_text
 
 SHORT_FINGERPRINT = 12
 
@@ -49,7 +49,7 @@ class Command(BaseCommand):
             if options["action"] == "approve":
                 row = thresholds.approve_one(options["id"], username=options["by"])
                 self.stdout.write(f"approved and activated threshold #{row.pk}: {row.threshold:.2f} for "
-                                  f"{row.model} ({row.backend}), by {options['by']}")
+                                  f"{safe(row.model)} ({safe(row.backend)}), by {safe(options['by'])}")
                 return None
             row, changed = thresholds.deactivate_one(options["id"])
             self.stdout.write(f"deactivated threshold #{row.pk}" if changed
@@ -61,7 +61,7 @@ class Command(BaseCommand):
     def _list(self, *, as_json: bool) -> None:
         rows = [thresholds.listing(row) for row in ApprovedThreshold.objects.select_related("approved_by")]
         if as_json:
-            self.stdout.write(json.dumps({"thresholds": rows}, ensure_ascii=False))
+            self.stdout.write(json_text({"thresholds": rows}))
             return
         if not rows:
             self.stdout.write("no thresholds stored: propose one with manage.py evaluate_reference_match --propose")
@@ -70,7 +70,8 @@ class Command(BaseCommand):
                                      "coverage", "active", "approved_by", "approved_at")))
         for row in rows:
             fingerprint = row["fingerprint"][:SHORT_FINGERPRINT] + ("" if row["fingerprint_current"] else " (stale)")
-            self.stdout.write("\t".join((
+            # Model names and usernames are stored text: escaped, so no row can forge another.
+            self.stdout.write("\t".join(safe(cell) for cell in (
                 str(row["id"]), row["question"], row["backend"], row["model"], fingerprint,
                 _number(row["threshold"], ".2f"), str(row["n"]), "-" if row["k"] is None else str(row["k"]),
                 _number(row["coverage"], ".3f"), "yes" if row["active"] else "no",
@@ -78,5 +79,5 @@ class Command(BaseCommand):
             )))
 
     def _fail(self, err: thresholds.ThresholdCommandError) -> NoReturn:
-        self.stderr.write(f"error: {err.code}: {err}")
+        self.stderr.write(f"error: {err.code}: {safe(err)}")
         raise SystemExit(err.exit_code)
