@@ -242,6 +242,26 @@ def distribution(e: Example, spec: dict[str, Any]) -> np.ndarray:
     return probs
 
 
+def _offerable(e: Example, variant: Any) -> np.ndarray:
+    """Which rows the runtime may offer at all (RelevanceModel.rank: the encoder-only rows near enough)."""
+    from resolver.domain.relevance import FEATURES
+
+    return (e.matrix[:, FEATURES.index("lexical")] > 0) | (e.matrix[:, FEATURES.index("cosine")]
+                                                           >= variant.encoder_only_cosine)
+
+
+def encoder_only_cosine(examples: list[Example], loss: float) -> float:
+    """The least cosine a title only the encoder found must have to be offered: the loss/2 quantile of the
+    cosines of such titles that were meant, on the train split (0 without the signal)."""
+    from resolver.domain.relevance import FEATURES
+
+    cosine, lexical = FEATURES.index("cosine"), FEATURES.index("lexical")
+    meant = [e.matrix[k, cosine] for e in examples for k in e.targets if e.matrix[k, lexical] == 0]
+    if not meant or max(meant) == 0.0:
+        return 0.0
+    return round(float(np.quantile(meant, loss / 2)), 4)
+
+
 def choose_cuts(examples: list[Example], spec: dict[str, Any], loss: float) -> tuple[float, float, dict[str, Any]]:
     """The floor and the none cut on the calibration split, each spending half of `loss`: the highest floor
     that keeps the items meant offered for all but loss/2 of the references whose pool holds them (it
@@ -257,6 +277,8 @@ def choose_cuts(examples: list[Example], spec: dict[str, Any], loss: float) -> t
                 absent.append((0.0, 1.0))
             continue
         probs, none = RelevanceModel.probabilities(e.matrix, variant)
+        offerable = _offerable(e, variant)
+        probs = np.where(offerable, probs, 0.0)
         if e.present:
             meant.append((max(probs[k] for k in e.targets), none))
         elif e.absent:
@@ -301,6 +323,7 @@ def train_variant(examples: list[Example], features: list[str], l2: float, loss:
     spec = {"features": features, "weights": [round(float(v), 6) for v in w], "temperature": round(t, 4),
             "none": {"features": list(POOL_FEATURES), "weights": [round(float(v), 6) for v in a],
                      "bias": round(bias, 6)}, "floor": 0.0, "none_cut": 1.01}
+    spec["encoder_only_cosine"] = encoder_only_cosine(train, loss)
     spec["floor"], spec["none_cut"], at_floor = choose_cuts(calibrate, spec, loss)
     p_none = 1 / (1 + np.exp(-(zc @ a + bias)))
     figures = {"train_examples": len(train), "calibrate_examples": len(calibrate),

@@ -115,6 +115,8 @@ class Variant:
     none: NoneModel
     floor: float  # candidates below this probability are not offered
     none_cut: float = 1.0  # at or above this P(none of them), nothing is offered
+    # A title only the encoder found (no word matched) is offered only this near the reference (cosine).
+    encoder_only_cosine: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -195,9 +197,12 @@ class RelevanceModel:
             return Scored(candidates=(), probabilities=(), none=1.0, considered=0, above_floor=0)
         probs, none = self.probabilities(matrix, variant)
         order = sorted(range(len(candidates)), key=lambda k: (-float(probs[k]), k))
-        kept = [] if none >= variant.none_cut else [k for k in order if probs[k] >= variant.floor]
-        listed = kept[:limit]
         lexical_n = len(gathered.lexical)
+        cosine = matrix[:, _COLUMN["cosine"]]
+        kept = [] if none >= variant.none_cut else [
+            k for k in order if probs[k] >= variant.floor
+            and (k < lexical_n or cosine[k] >= variant.encoder_only_cosine)]
+        listed = kept[:limit]
         return Scored(candidates=tuple(candidates[k] for k in listed),
                       probabilities=tuple(round(float(probs[k]), 6) for k in listed),
                       none=round(none, 6), considered=len(candidates), above_floor=len(kept),
@@ -225,6 +230,7 @@ def _variant(spec: dict[str, Any]) -> Variant:
     return Variant(features=tuple(spec["features"]), weights=tuple(float(w) for w in spec["weights"]),
                    temperature=float(spec["temperature"]), floor=float(spec["floor"]),
                    none_cut=float(spec.get("none_cut", 1.0)),
+                   encoder_only_cosine=float(spec.get("encoder_only_cosine", 0.0)),
                    none=NoneModel(features=tuple(none["features"]), weights=tuple(float(w) for w in none["weights"]),
                                   bias=float(none["bias"])))
 
