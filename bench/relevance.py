@@ -61,8 +61,9 @@ class Recorder:
 
     name = "recorder"
 
-    def __init__(self) -> None:
+    def __init__(self, centroid: Any = None) -> None:
         self.last: Any = None
+        self.centroid = centroid
 
     def rank(self, gathered: Any, *, limit: int) -> Any:
         from resolver.domain.relevance import Scored
@@ -118,7 +119,16 @@ def fitting_split(ref: dict[str, Any]) -> str:
     return "train" if int(hashlib.sha256(ref["id"].encode()).hexdigest(), 16) % 2 == 0 else "calibrate"
 
 
-def collect(refs: list[dict[str, Any]], cals: dict[str, tuple[Any, Any]], encoder: Any) -> list[Example]:
+def reference_centroid(refs: list[dict[str, Any]], encoder: Any) -> np.ndarray:
+    """The unit mean of the train split's reference vectors (the hubness feature's anchor)."""
+    texts = [r["text"] for r in refs if r["split"] == "train"]
+    vectors = encoder.encode(texts)
+    mean = vectors.mean(axis=0)
+    return (mean / np.linalg.norm(mean)).astype(np.float32)
+
+
+def collect(refs: list[dict[str, Any]], cals: dict[str, tuple[Any, Any]], encoder: Any,
+            centroid: Any = None) -> list[Example]:
     """The examples the model would see, through the real pipeline."""
     from resolver.domain.items import Kind
     from resolver.domain.pipeline import NoThresholds, ResolveRequest, resolve
@@ -128,7 +138,7 @@ def collect(refs: list[dict[str, Any]], cals: dict[str, tuple[Any, Any]], encode
     examples = []
     for ref in refs:
         meta, calendar = cals[ref["calendar"]]
-        recorder = Recorder()
+        recorder = Recorder(centroid)
         request = ResolveRequest(text=ref["text"], kind=Kind(ref["kind"]), time_zone=meta.zone)
         resolve(request=request, calendar=calendar, judge=DisabledJudge(), policy=NoThresholds(),
                 request_id=f"train-{ref['id']}", now=meta.now, semantic=encoder, ranker=recorder)
@@ -250,16 +260,22 @@ def _offerable(e: Example, variant: Any) -> np.ndarray:
                                                            >= variant.encoder_only_cosine)
 
 
+# A title only the encoder found is offered when it is at least as near as this share of such titles that
+# were meant (train split): below it, a title near everything ("Call the plumber", cosine 0.25 with
+# "xylophone" and with "renew my fishing licence") is offered for references to nothing.
+ENCODER_ONLY_QUANTILE = 0.05
+
+
 def encoder_only_cosine(examples: list[Example], loss: float) -> float:
-    """The least cosine a title only the encoder found must have to be offered: the loss/2 quantile of the
-    cosines of such titles that were meant, on the train split (0 without the signal)."""
+    """The least cosine a title only the encoder found must have to be offered: the ENCODER_ONLY_QUANTILE
+    quantile of the cosines of such titles that were meant, on the train split (0 without the signal)."""
     from resolver.domain.relevance import FEATURES
 
     cosine, lexical = FEATURES.index("cosine"), FEATURES.index("lexical")
     meant = [e.matrix[k, cosine] for e in examples for k in e.targets if e.matrix[k, lexical] == 0]
     if not meant or max(meant) == 0.0:
         return 0.0
-    return round(float(np.quantile(meant, loss / 2)), 4)
+    return round(float(np.quantile(meant, ENCODER_ONLY_QUANTILE)), 4)
 
 
 def choose_cuts(examples: list[Example], spec: dict[str, Any], loss: float) -> tuple[float, float, dict[str, Any]]:
@@ -279,7 +295,8 @@ def choose_cuts(examples: list[Example], spec: dict[str, Any], loss: float) -> t
         probs, none = RelevanceModel.probabilities(e.matrix, variant)
         offerable = _offerable(e, variant)
         probs = np.where(offerable, probs, 0.0)
-        if e.present:
+        if e.present and any(offerable[k] for k in e.targets):
+            # (an item meant that the encoder-only rule leaves out is that rule's cost, measured on its own)
             meant.append((max(probs[k] for k in e.targets), none))
         elif e.absent:
             absent.append((float(probs.max()), none))
@@ -431,7 +448,8 @@ def main(argv: list[str] | None = None) -> int:
     encoder = MultilingualUSE(glossary=find_freedict(resolver_settings.GLOSSARY_DIR))
     encoder.encode(["warm up"])
     started = time.perf_counter()
-    with_signal = collect(refs, cals, encoder)
+    centroid = reference_centroid(refs, encoder)
+    with_signal = collect(refs, cals, encoder, centroid)
     words_alone = collect(refs, cals, None)
     print(f"collected {len(with_signal)} + {len(words_alone)} examples in {time.perf_counter() - started:.0f} s "
           f"({len(refs)} references, train and calibrate)")
@@ -441,7 +459,7 @@ def main(argv: list[str] | None = None) -> int:
                                                     args.l2, args.loss)
     digest = hashlib.sha256("\n".join(sorted(r["id"] + "\t" + r["split"] + "\t" + r["text"] for r in refs))
                             .encode()).hexdigest()
-    model = {"name": MODEL_NAME, "variants": variants,
+    model = {"name": MODEL_NAME, "variants": variants, "centroid": [round(float(v), 6) for v in centroid],
              "trained": {"encoder": encoder.name, "references_digest": digest, "l2": args.l2, "loss": args.loss,
                          "figures": figures}}
     print(json.dumps(figures, indent=1))

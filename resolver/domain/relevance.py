@@ -75,6 +75,8 @@ FEATURES = (
     "unknown_words",  # share of the reference's word weight no title of the calendar matches (the same for all)
     "substitution",   # unmatched x (1 - coverage): a reference word left over where a title word is ("bathroom"
                       # for "kitchen"): the same sentence about another thing
+    "hubness",        # the title's cosine with the centroid of references: a title near everything ("Call the
+                      # plumber") is near an unrelated reference too, and says less by being near
 )
 _SIGNAL_ONLY = frozenset({"cosine", "cosine_gap", "cosine_rank", "nearest_first", "cosine_x_lex"})
 
@@ -91,6 +93,9 @@ POOL_FEATURES = (
     "pool_size",       # log(1 + candidates)
     "unknown_words",   # share of the reference's word weight the calendar does not know
     "top_substitution",
+    "words_found_none",    # 1 when no word of the reference matched any title: only the encoder speaks
+    "cosine_if_no_words",  # the best cosine when no word matched (its own slope in that regime), else 0
+    "top_hubness",
 )
 
 
@@ -151,6 +156,8 @@ class RelevanceModel:
     digest: str  # SHA-256 of the model file's bytes
     variants: dict[str, Variant] = field(compare=False)
     trained: dict[str, Any] = field(default_factory=dict, compare=False)
+    # The unit mean of the train split's reference vectors: the hubness feature's anchor (None: no hubness).
+    centroid: Any = field(default=None, compare=False)
 
     def __hash__(self) -> int:
         return hash((self.name, self.digest))
@@ -171,8 +178,18 @@ class RelevanceModel:
                 raise ModelFileError(f"relevance model {path}, variant {key!r}: features or weights do not fit")
         if WORDS not in variants:
             raise ModelFileError(f"relevance model {path} has no {WORDS!r} variant")
+        centroid = raw.get("centroid")
+        if centroid is not None:
+            import numpy
+
+            try:
+                centroid = numpy.asarray(centroid, dtype=numpy.float32)
+            except (TypeError, ValueError) as err:
+                raise ModelFileError(f"relevance model {path}: the centroid is not a vector") from err
+            if centroid.ndim != 1:
+                raise ModelFileError(f"relevance model {path}: the centroid is not a vector")
         return cls(name=str(raw["name"]), digest=hashlib.sha256(raw_bytes).hexdigest(), variants=variants,
-                   trained=dict(raw.get("trained", {})))
+                   trained=dict(raw.get("trained", {})), centroid=centroid)
 
     def scorer_name(self, encoder_name: str | None) -> str:
         """The name thresholds and provenance know this scorer by: the model and the encoder it reads."""
@@ -274,6 +291,9 @@ def pool_features(matrix: np.ndarray, utilities: np.ndarray) -> dict[str, float]
         "pool_size": math.log1p(len(utilities)),
         "unknown_words": float(column["unknown_words"].max()),
         "top_substitution": float(column["substitution"][top]),
+        "words_found_none": 0.0 if lexical.any() else 1.0,
+        "cosine_if_no_words": 0.0 if lexical.any() else float(cosines[0]),
+        "top_hubness": float(column["hubness"][top]),
     }
 
 
@@ -290,6 +310,8 @@ class Context:
     with_signal: bool = False
     # The share of the reference's word weight no title matches at all (matching.Pool.unknown).
     unknown: float = 0.0
+    # Each candidate title's cosine with the model's centroid of references (empty without the signal).
+    hubness: dict[str, float] = field(default_factory=dict)
 
 
 def feature_matrix(lexical: Sequence[ScoredCandidate], extra: Sequence[Item], context: Context,
@@ -336,13 +358,17 @@ def feature_matrix(lexical: Sequence[ScoredCandidate], extra: Sequence[Item], co
     columns["cosine_x_lex"] = cos * scores
     columns["unknown_words"] = numpy.full(n, context.unknown)
     columns["substitution"] = columns["unmatched"] * (1.0 - columns["coverage"])
+    columns["hubness"] = numpy.array([context.hubness.get(c.item.item_id, 0.0) for c in candidates],
+                                     dtype=numpy.float64)
     matrix = numpy.column_stack([columns[name] for name in features]) if n else numpy.zeros((0, len(features)))
     return candidates, matrix
 
 
 def signal_cosines(text: str, index: TitleIndex, memo: MatchingMemo, encoder: Encoder,
-                   lexical: Sequence[ScoredCandidate]) -> tuple[tuple[Item, ...], dict[str, float], tuple[str, ...]] | None:
-    """The encoder's nearest titles (items only it brings), every candidate's cosine, and the nearest IDs in order.
+                   lexical: Sequence[ScoredCandidate], centroid: Any = None,
+                   ) -> tuple[tuple[Item, ...], dict[str, float], tuple[str, ...], dict[str, float]] | None:
+    """The encoder's nearest titles (items only it brings), every candidate's cosine, the nearest IDs in
+    order, and every candidate's hubness (its cosine with `centroid`; empty without one).
 
     None when the deadline stopped encoding: the model then reads words alone.
     """
@@ -361,7 +387,12 @@ def signal_cosines(text: str, index: TitleIndex, memo: MatchingMemo, encoder: En
             cosines[item_id] = 0.0 if row is None else round(float(row @ found.reference), 4)
     lexical_ids = {c.item.item_id for c in lexical}
     extra = tuple(items[p] for p in found.positions if items[p].item_id not in lexical_ids)
-    return extra, cosines, nearest_ids
+    hubness = {}
+    if centroid is not None:
+        for item in list(items[p] for p in found.positions) + [c.item for c in lexical]:
+            row = memo.vectors.row(item.title, encoder.name)
+            hubness[item.item_id] = 0.0 if row is None else round(float(row @ centroid), 4)
+    return extra, cosines, nearest_ids, hubness
 
 
 def nats(p: float) -> float:
@@ -381,7 +412,7 @@ class Gathered:
 
 def gather(text: str, items: Sequence[Item], *, lexical: Sequence[ScoredCandidate], matched: int,
            time_range: TimeRange | None, tz: tzinfo, memo: MatchingMemo | None, encoder: Encoder | None,
-           language: str, unknown: float = 0.0) -> Gathered:
+           language: str, unknown: float = 0.0, centroid: Any = None) -> Gathered:
     """The lexical pool (already ranked by the matcher) joined by the encoder's nearest titles and their cosines."""
     from resolver.domain.matching import title_index
 
@@ -390,8 +421,9 @@ def gather(text: str, items: Sequence[Item], *, lexical: Sequence[ScoredCandidat
     # A reader that keeps no memo would have every title encoded on every request:
     # the signal needs the reader's (a shared one would hold other people's titles).
     if encoder is not None and memo is not None and items and text.strip():
-        found = signal_cosines(text, title_index(items, language=language, memo=memo), memo, encoder, lexical)
+        found = signal_cosines(text, title_index(items, language=language, memo=memo), memo, encoder, lexical,
+                               centroid)
         if found is not None:
-            extra, context.cosines, context.nearest = found
+            extra, context.cosines, context.nearest, context.hubness = found
             context.with_signal = True
     return Gathered(lexical=tuple(lexical), extra=extra, context=context, matched=matched)
