@@ -30,6 +30,9 @@ from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Sequence
 
 from django.core.cache import cache as default_cache
+from rest_framework.throttling import ScopedRateThrottle
+
+from resolver.conf import resolver_settings
 
 from resolver.domain.errors import InvalidRequest, Throttled
 
@@ -72,14 +75,20 @@ class AttemptLimiter:
             self.cache.set(self._key(key), [*history, now], self.seconds)  # type: ignore[attr-defined]
 
 
+class ResolveThrottle(ScopedRateThrottle):
+    """Per user, at the project's REST_FRAMEWORK rate for the view's scope if it names one, else
+    RESOLVER["THROTTLE_RATE"]. The API views wear it; `rate_wait` counts the other doors in its bucket."""
+
+    def get_rate(self) -> str | None:
+        return self.THROTTLE_RATES.get(self.scope) or str(resolver_settings.THROTTLE_RATE)
+
+
 def rate_wait(user_id: object) -> float | None:
     """None when the person may make one more request that reads CalDAV (counted), else the seconds to wait.
 
     The API's throttle and arithmetic, keyed as the API keys an authenticated
     user: one bucket through every door.
     """
-    from resolver.api.base import ResolveThrottle
-
     class _UserThrottle(ResolveThrottle):
         def get_cache_key(self, request: Any, view: Any) -> str:
             return self.cache_format % {"scope": self.scope, "ident": user_id}

@@ -13,20 +13,11 @@ from drf_spectacular.openapi import AutoSchema
 from rest_framework.authentication import SessionAuthentication, TokenAuthentication
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.renderers import JSONRenderer
-from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from resolver.api.exceptions import envelope_exception_handler
 from resolver.api.parsers import BoundedJSONParser
-from resolver.conf import resolver_settings
-
-
-class ResolveThrottle(ScopedRateThrottle):
-    """Per user, at the project's REST_FRAMEWORK rate for the view's scope if it names one, else
-    RESOLVER["THROTTLE_RATE"]."""
-
-    def get_rate(self) -> str | None:
-        return self.THROTTLE_RATES.get(self.scope) or str(resolver_settings.THROTTLE_RATE)
+from resolver.throttling import ResolveThrottle  # noqa: F401 - the views' throttle, defined below the doors
 
 
 class ResolverApiView(APIView):
