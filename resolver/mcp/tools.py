@@ -56,6 +56,8 @@ Result (structured content, an envelope):
   person to rephrase or name the collection.
 - A tool error carries the error envelope: error.code is stable (invalid_request,
   collection_not_found, calendar_unavailable, internal_error); fix the input or report it.
+  error.code "throttled" means too many of the person's requests at once or in a minute:
+  wait error.details.retry_after_seconds, then call again.
 """
 
 COLLECTIONS_DESCRIPTION = """\
