@@ -309,9 +309,11 @@ def test_services__a_step_inside_a_request_joins_its_deadline():
 # --- 3. the judge's budget is capped by what is left of the request's -----------------------------
 
 
-def test_judge__budget_capped_by_the_request_deadline():
+@pytest.mark.parametrize("backend", ["jev", "openai"])
+def test_judge__budget_capped_by_the_request_deadline(backend):
     from resolver.domain.judgment import CandidateFacts, JudgmentUnavailable, build_question
     from resolver.judges.jev import JevJudge
+    from resolver.judges.openai import OpenAIJudge
 
     question = build_question(reference="report", kind="task",
                               candidates=[CandidateFacts(title=f"Report {n}", collection="work", status=None)
@@ -319,8 +321,8 @@ def test_judge__budget_capped_by_the_request_deadline():
     with SilentServer(hold=3.0) as server:
         # Its own budget and read timeout outlast the server's hold (uncapped, the server would hang up
         # first); the request's deadline does not.
-        judge = JevJudge(base_url=server.url, api_key="k", model="m", connect_timeout=5.0, read_timeout=9.0,
-                         budget_seconds=20.0)
+        judge = (JevJudge if backend == "jev" else OpenAIJudge)(
+            base_url=server.url, api_key="k", model="m", connect_timeout=5.0, read_timeout=9.0, budget_seconds=20.0)
         with deadline.running(0.5):
             judgment = judge.judge(question, request_id="req_judge")
         assert isinstance(judgment, JudgmentUnavailable) and judgment.reason == "timeout"
