@@ -33,7 +33,6 @@ from django.core.cache import cache as default_cache
 from rest_framework.throttling import ScopedRateThrottle
 
 from resolver.conf import resolver_settings
-
 from resolver.domain.errors import InvalidRequest, Throttled
 
 _PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}

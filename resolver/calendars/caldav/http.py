@@ -15,8 +15,9 @@ Rules every request follows (README, "The CalDAV server's origin"):
   is left of the request's deadline (or of the exchange's own bound outside
   one), and the watchdog (watchdog.py) shuts the socket down when that end
   passes, so a server trickling a body, a chunk-size line, its extensions or
-  the trailers one byte at a time ends at the deadline with reason `timeout`; more than `max_bytes` decoded bytes ends it
-  with `response_too_large`; a multistatus is parsed as it arrives
+  the trailers one byte at a time ends at the deadline with reason
+  `timeout`; more than `max_bytes` decoded bytes ends it with
+  `response_too_large`; a multistatus is parsed as it arrives
   (multistatus.py), so memory stays bounded by the cap, not the body.
 - A connection dropped or refused on these idempotent requests (PROPFIND,
   REPORT) is tried once more after RETRY_BACKOFF, if the deadline leaves room.
