@@ -72,6 +72,7 @@ env = environ.Env(
     RESOLVER_ACCOUNT_BACKEND=(str, "resolver.accounts.SettingsAccount"),
     RESOLVER_ACCOUNT_ALLOW_PRIVATE_ADDRESSES=(bool, False),
     RESOLVER_ACCOUNT_MAX_PER_USER=(int, 10),
+    RESOLVER_MAX_IN_FLIGHT_PER_PERSON=(int, 4),
     RESOLVER_ACCOUNT_CHECK_RATE=(str, "10/hour"),
     # HTTPS hardening: off by default for local development over plain HTTP;
     # the production environment (docs/performance.md) turns every one on.
@@ -300,6 +301,7 @@ RESOLVER = {
     "ACCOUNT_BACKEND": env("RESOLVER_ACCOUNT_BACKEND"),
     "ACCOUNT_ALLOW_PRIVATE_ADDRESSES": env("RESOLVER_ACCOUNT_ALLOW_PRIVATE_ADDRESSES"),
     "ACCOUNT_MAX_PER_USER": env("RESOLVER_ACCOUNT_MAX_PER_USER"),
+    "MAX_IN_FLIGHT_PER_PERSON": env("RESOLVER_MAX_IN_FLIGHT_PER_PERSON"),
     "ACCOUNT_CHECK_RATE": env("RESOLVER_ACCOUNT_CHECK_RATE"),
     # The MCP endpoint's requests join the site's JSON lines (lifeproject/request_log.py).
     "REQUEST_LOG": "lifeproject.request_log",

@@ -324,6 +324,8 @@ def check_url(url: str) -> str:
             addresses.resolve_checked(host, port)
         except addresses.AddressRefused:
             raise _refuse("address_not_allowed", NOT_ALLOWED) from None
+        except addresses.LookupTimedOut:
+            raise _refuse("unreachable", "The server could not be reached (no answer, or too slow).") from None
     return url
 
 

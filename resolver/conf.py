@@ -32,6 +32,9 @@ DEFAULTS: dict[str, Any] = {
     # default cache. "N/second|minute|hour|day", DRF's notation.
     "ACCOUNT_MAX_PER_USER": 10,
     "ACCOUNT_CHECK_RATE": "10/hour",
+    # One person's requests that read CalDAV running at once, every door and
+    # process together (resolver/throttling.py); one more: throttled, reason in_flight.
+    "MAX_IN_FLIGHT_PER_PERSON": 4,
     # The zone a request's time expressions are read in when it names none;
     # None means Django's TIME_ZONE.
     "TIME_ZONE": None,

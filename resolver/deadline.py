@@ -1,7 +1,8 @@
 """The settings' side of the request deadline (the deadline itself: resolver/domain/deadline.py).
 
 `budget()` opens the request's deadline with RESOLVER_RESOLUTION_BUDGET_SECONDS;
-the services wrap every request that reads a calendar in it. The rest is
+every door opens it around the whole request (all its steps), and the services
+join it (or open it, called on their own). The rest is
 re-exported so that older imports (`from resolver import deadline`) keep working.
 """
 from __future__ import annotations
@@ -9,7 +10,8 @@ from __future__ import annotations
 from contextlib import AbstractContextManager
 
 from resolver.domain.deadline import (  # noqa: F401 - re-exported
-    DEFAULT_SECONDS, ResolutionTimeout, bounded_by, check, expired, remaining, running,
+    DEFAULT_SECONDS, Deadline, ResolutionTimeout, bounded_by, check, current, expired, remaining, running,
+    starting,
 )
 
 
@@ -19,7 +21,7 @@ def configured_seconds() -> float:
     return float(resolver_settings.RESOLUTION_BUDGET_SECONDS)
 
 
-def budget() -> AbstractContextManager[None]:
+def budget() -> AbstractContextManager[Deadline]:
     """The request's deadline, from the settings (the outer one when already running)."""
     return running(configured_seconds())
 

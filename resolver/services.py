@@ -24,14 +24,19 @@ Every call that reads a calendar runs under one deadline for the request
 (RESOLVER_RESOLUTION_BUDGET_SECONDS, resolver/domain/deadline.py): resolving
 (with the unknown-collection message's listing), picking, the clarification
 page's live re-read and listing collections. Past it, the reader ends with
-`calendar_unavailable` / `timeout`.
+`calendar_unavailable` / `timeout`. A door opens that deadline once around
+all its steps (`request(caller)`: a page that picks and then shows the
+question again spends one budget), and takes one of the person's places in
+flight (RESOLVER["MAX_IN_FLIGHT_PER_PERSON"]); a door that counts its own rate
+outside DRF (the pages) calls `check_rate(caller)` first (resolver/throttling.py).
 """
 from __future__ import annotations
 
 import logging
 import uuid
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, ContextManager, Iterator, Sequence
 
 from django.apps import apps
 from django.urls import NoReverseMatch, reverse
@@ -288,6 +293,34 @@ class Answer:
     @property
     def status(self) -> Status:
         return self.outcome.status
+
+
+def in_flight(caller: Caller) -> ContextManager[None]:
+    """One of the caller's places in flight for the block (Throttled, reason in_flight, when all are taken).
+
+    Nobody (a local door run without a user) has no places to count.
+    """
+    if caller.user_id is None:
+        return nullcontext()
+    from resolver.throttling import InFlight
+
+    return InFlight(int(resolver_settings.MAX_IN_FLIGHT_PER_PERSON),
+                    budget_seconds=deadline.configured_seconds()).held(f"user:{caller.user_id}")
+
+
+@contextmanager
+def request(caller: Caller) -> Iterator[deadline.Deadline]:
+    """A door's whole request: one of the person's places in flight, and one deadline every step joins."""
+    with in_flight(caller), deadline.budget() as opened:
+        yield opened
+
+
+def check_rate(caller: Caller) -> None:
+    """Count one request that reads CalDAV against the person's rate (the API's bucket); Throttled over it."""
+    if caller.user_id is not None:
+        from resolver.throttling import check_rate
+
+        check_rate(caller.user_id)
 
 
 def calendar_for(caller: Caller | None) -> CalendarSource:

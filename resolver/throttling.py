@@ -1,4 +1,4 @@
-"""Attempts a person may make the site perform, per person and per client address.
+"""Attempts a person may make the site perform, per person and per client address; their requests in flight.
 
 Checking an account is a login attempt the site makes on someone's server:
 unthrottled, a signed-in person could use the site to try stolen CalDAV
@@ -7,14 +7,32 @@ is DRF's sliding-window arithmetic (SimpleRateThrottle: a history of attempt
 times per key, in the default cache) for calls that are not DRF views: the
 accounts page, the command, the service. Every key must have room; an attempt
 is then counted against each of them.
+
+Every door that reads CalDAV is also bounded per person twice more:
+
+- `rate_wait(user_id)`: the API's resolve rate (DRF's `ScopedRateThrottle`, scope
+  `resolve`, RESOLVER["THROTTLE_RATE"]) in one bucket per person shared by every
+  door (/v1/resolve, /v1/collections, /mcp, the pages), so switching doors does
+  not multiply it;
+- `InFlight`: at most RESOLVER["MAX_IN_FLIGHT_PER_PERSON"] of one person's
+  requests at once, in every process (slots in the default cache, taken with
+  the cache's atomic `add`, each expiring on its own after the deadline plus a
+  margin, so a killed worker cannot keep one). Over it: `throttled` with
+  `details.reason` `in_flight`. Each request holds a thread, a socket to the
+  person's server and a database connection until its deadline: this bounds
+  what one person can pile up.
 """
 from __future__ import annotations
 
 import time
-from typing import Callable, Sequence
+import uuid
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, Sequence
 
 from django.core.cache import cache as default_cache
+from rest_framework.throttling import ScopedRateThrottle
 
+from resolver.conf import resolver_settings
 from resolver.domain.errors import InvalidRequest, Throttled
 
 _PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -54,3 +72,77 @@ class AttemptLimiter:
                             details={"retry_after_seconds": wait})
         for key, history in histories.items():
             self.cache.set(self._key(key), [*history, now], self.seconds)  # type: ignore[attr-defined]
+
+
+class ResolveThrottle(ScopedRateThrottle):
+    """Per user, at the project's REST_FRAMEWORK rate for the view's scope if it names one, else
+    RESOLVER["THROTTLE_RATE"]. The API views wear it; `rate_wait` counts the other doors in its bucket."""
+
+    def get_rate(self) -> str | None:
+        return self.THROTTLE_RATES.get(self.scope) or str(resolver_settings.THROTTLE_RATE)
+
+    def get_ident(self, request: Any) -> str:
+        # DRF's own believes X-Forwarded-For from anyone unless NUM_PROXIES is set;
+        # the app's rule trusts only RESOLVER["TRUSTED_PROXIES"] (resolver/client_address.py).
+        from resolver.client_address import client_address
+
+        return client_address(request)
+
+
+def rate_wait(user_id: object) -> float | None:
+    """None when the person may make one more request that reads CalDAV (counted), else the seconds to wait.
+
+    The API's throttle and arithmetic, keyed as the API keys an authenticated
+    user: one bucket through every door.
+    """
+    class _UserThrottle(ResolveThrottle):
+        def get_cache_key(self, request: Any, view: Any) -> str:
+            return self.cache_format % {"scope": self.scope, "ident": user_id}
+
+    class _Door:
+        throttle_scope = "resolve"  # the API view's scope, which ScopedRateThrottle reads off the view
+
+    throttle = _UserThrottle()
+    if throttle.allow_request(None, _Door()):
+        return None
+    return throttle.wait() or 1.0
+
+
+def check_rate(user_id: object) -> None:
+    """Count one request against the person's rate, or raise Throttled (with retry_after_seconds)."""
+    wait = rate_wait(user_id)
+    if wait is not None:
+        seconds = max(1, int(wait + 0.999))
+        raise Throttled(f"Too many requests; try again in {seconds} seconds.",
+                        details={"reason": "rate", "retry_after_seconds": seconds})
+
+
+class InFlight:
+    """At most `limit` requests of one person at once, across processes (module docstring)."""
+
+    # A slot outlives its request's deadline by this much before it expires on its own.
+    MARGIN_SECONDS = 60
+
+    def __init__(self, limit: int, *, budget_seconds: float, cache: object = None) -> None:
+        self.limit = max(1, int(limit))
+        self.ttl = int(budget_seconds + 0.999) + self.MARGIN_SECONDS
+        self.cache = cache or default_cache
+
+    def _slot(self, key: str, n: int) -> str:
+        return f"resolver:in_flight:{key}:{n}"
+
+    @contextmanager
+    def held(self, key: str) -> Iterator[None]:
+        """One of `key`'s slots for the block, or Throttled (reason in_flight) when all are taken."""
+        mine = uuid.uuid4().hex
+        slot = next((self._slot(key, n) for n in range(self.limit)
+                     if self.cache.add(self._slot(key, n), mine, self.ttl)), None)  # type: ignore[attr-defined]
+        if slot is None:
+            raise Throttled(f"Too many of your requests are running at once (at most {self.limit}); "
+                            "try again in a moment.",
+                            details={"reason": "in_flight", "max_in_flight": self.limit, "retry_after_seconds": 1})
+        try:
+            yield
+        finally:
+            if self.cache.get(slot) == mine:  # type: ignore[attr-defined]
+                self.cache.delete(slot)  # type: ignore[attr-defined]

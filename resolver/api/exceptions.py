@@ -42,7 +42,9 @@ def envelope_exception_handler(exc: Exception, context: dict[str, Any]) -> Respo
     from resolver.services import error_envelope_for
 
     if isinstance(exc, ResolverError):
-        return Response(error_envelope_for(exc, request_id=request_id), status=exc.http_status)
+        if "retry_after_seconds" in exc.details:  # throttled by a service (too many in flight): the header too
+            headers["Retry-After"] = str(exc.details["retry_after_seconds"])
+        return Response(error_envelope_for(exc, request_id=request_id), status=exc.http_status, headers=headers)
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     if isinstance(exc, SuspiciousOperation):

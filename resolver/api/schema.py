@@ -432,7 +432,7 @@ def _request() -> OpenApiExample:
 # --- the decorators the views wear -------------------------------------------
 
 _RESOLVE_ERRORS = (400, *_COMMON_ERRORS, 409, 415, 429, 503)
-_COLLECTIONS_ERRORS = (*_COMMON_ERRORS, 409, 503)
+_COLLECTIONS_ERRORS = (*_COMMON_ERRORS, 409, 429, 503)
 
 
 def _spectacular(func: F) -> F:

@@ -18,16 +18,23 @@ class ResolveApi(ResolverApiView):
 
     @resolve_schema
     def post(self, request: Request) -> Response:
-        answer = services.answer(request.data, caller=_caller(request), request_id=request_id_of(request))
+        caller = _caller(request)
+        with services.request(caller):  # one deadline, one of the person's places in flight
+            answer = services.answer(request.data, caller=caller, request_id=request_id_of(request))
         return Response(answer.envelope)
 
 
 class CollectionsApi(ResolverApiView):
-    """GET /v1/collections: the calendars this resolver can search."""
+    """GET /v1/collections: the calendars this resolver can search (it reads them live: the same throttle)."""
+
+    throttle_scope = "resolve"  # one bucket per person with /v1/resolve and /mcp
+    throttle_classes = [ResolveThrottle]
 
     @collections_schema
     def get(self, request: Request) -> Response:
-        return Response(services.collections_envelope(request_id=request_id_of(request), caller=_caller(request)))
+        caller = _caller(request)
+        with services.request(caller):
+            return Response(services.collections_envelope(request_id=request_id_of(request), caller=caller))
 
 
 def _caller(request: Request) -> services.Caller:

@@ -174,7 +174,8 @@ class ErrorCode(StrEnum):
     INTERNAL_ERROR = ("internal_error", 500, 1, "A bug on our side; the body says nothing about internals.")
     THROTTLED = (
         "throttled", 429, 2,
-        "Too many resolutions by this client, or too many account checks by this person or address; "
+        "Too many requests that read the calendar by this person (over the rate, or too many at once: "
+        "`details.reason` `rate` or `in_flight`), or too many account checks by this person or address; "
         "retry after `Retry-After` seconds.")
     # Only the HTTP door says these (authentication, routing, throttling): no exit code.
     NOT_AUTHENTICATED = ("not_authenticated", 401, None, "No credentials, or a token that is not valid.")

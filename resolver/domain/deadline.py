@@ -8,11 +8,14 @@ bounds their sum. It is kept in a context variable, so every part asks
 `remaining()` without the deadline being passed through every signature, and
 threads or requests never share one.
 
-The services (resolver/services.py, resolver/accounts.py) open it around every
-request that reads a calendar, with RESOLVER_RESOLUTION_BUDGET_SECONDS
-(`resolver/deadline.py` reads the setting); a nested `running()` keeps the
-outer deadline, so the pipeline's own `bounded` inside a service call uses the
-request's. This module imports nothing from Django.
+The door opens it (the API view, the page, the command, the MCP tool call:
+`resolver/deadline.py` reads RESOLVER_RESOLUTION_BUDGET_SECONDS), around every
+step of the request: a view that adds an account and then lists the accounts,
+or that tries a pick and then shows the question again, spends one budget,
+not one per step. A `running()` opened while one is active joins it (the
+services' own `bounded`, the pipeline's), so a step never starts a deadline of
+its own inside a request; `current()` is the request's `Deadline` itself.
+This module imports nothing from Django.
 """
 from __future__ import annotations
 
@@ -24,8 +27,26 @@ from typing import Any, Callable, Iterator, TypeVar
 
 DEFAULT_SECONDS = 20.0
 
-_deadline: ContextVar[float | None] = ContextVar("request_deadline", default=None)
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+class Deadline:
+    """One request's end (a time.monotonic() value): the same object for every step of the request."""
+
+    __slots__ = ("end", "seconds")
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.end = time.monotonic() + seconds
+
+    def remaining(self) -> float:
+        return self.end - time.monotonic()
+
+    def __repr__(self) -> str:
+        return f"<Deadline of {self.seconds} s, {self.remaining():.3f} s left>"
+
+
+_deadline: ContextVar[Deadline | None] = ContextVar("request_deadline", default=None)
 
 
 class ResolutionTimeout(Exception):
@@ -33,16 +54,31 @@ class ResolutionTimeout(Exception):
 
 
 @contextmanager
-def running(seconds: float) -> Iterator[None]:
+def running(seconds: float) -> Iterator[Deadline]:
     """A deadline `seconds` from now for the block, unless one is already running (then that one)."""
-    if _deadline.get() is not None:
-        yield
+    outer = _deadline.get()
+    if outer is not None:
+        yield outer
         return
-    token = _deadline.set(time.monotonic() + seconds)
+    with starting(seconds) as new:
+        yield new
+
+
+@contextmanager
+def starting(seconds: float) -> Iterator[Deadline]:
+    """A new deadline for the block, whatever runs around it: only for a step that begins after a
+    wait that is not the request's (the MCP door's pick after the person answered its question)."""
+    new = Deadline(seconds)
+    token = _deadline.set(new)
     try:
-        yield
+        yield new
     finally:
         _deadline.reset(token)
+
+
+def current() -> Deadline | None:
+    """The request's deadline, or None outside one."""
+    return _deadline.get()
 
 
 def bounded_by(seconds: Callable[[], float]) -> Callable[[F], F]:
@@ -68,7 +104,7 @@ bounded = bounded_by(lambda: DEFAULT_SECONDS)
 def remaining() -> float | None:
     """Seconds left, or None outside any request's deadline."""
     deadline = _deadline.get()
-    return None if deadline is None else deadline - time.monotonic()
+    return None if deadline is None else deadline.remaining()
 
 
 def expired() -> bool:

@@ -18,9 +18,16 @@ from typing import Any
 
 import requests
 
+from resolver.domain import deadline as request_deadline
 from resolver.domain.codes import http_reason
 
 logger = logging.getLogger("resolver.judges")
+
+
+def capped_budget(budget_seconds: float) -> float:
+    """The judgment's budget, never more than what is left of the request's deadline."""
+    left = request_deadline.remaining()
+    return budget_seconds if left is None else max(0.0, min(budget_seconds, left))
 
 INITIAL_BACKOFF_SECONDS = 0.25
 # Statuses the services document as transient (529: overloaded).

@@ -2,7 +2,8 @@
 
 Every failure becomes a `JudgmentUnavailable` with a short reason; nothing
 escapes `judge()`. Transient failures are retried inside one total time budget,
-so a resolution never waits longer than `budget_seconds` for its judgment.
+so a resolution never waits longer than `budget_seconds` for its judgment, nor past
+the request's deadline (the budget is capped by what is left of it).
 """
 from __future__ import annotations
 
@@ -126,8 +127,9 @@ class JevJudge:
         attempts = 0
         last_reason = "budget_exhausted"
         backoff = INITIAL_BACKOFF_SECONDS
+        budget = http.capped_budget(self.budget_seconds)  # never past the request's deadline
         while True:
-            remaining = self.budget_seconds - (self.clock() - start)
+            remaining = budget - (self.clock() - start)
             if remaining <= 0:
                 break
             attempts += 1
@@ -155,7 +157,7 @@ class JevJudge:
             backoff *= 2
             # Never sleep past the budget: if the wait would use it up, stop now
             # rather than wake up with no time left for the call itself.
-            if delay >= self.budget_seconds - (self.clock() - start):
+            if delay >= budget - (self.clock() - start):
                 break
             self.sleep(delay)
         return JudgmentUnavailable(

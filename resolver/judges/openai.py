@@ -130,7 +130,7 @@ class OpenAIJudge:
         return max(0, int(round((self.clock() - start) * 1000)))
 
     def _judge(self, question: Question, *, request_id: str, start: float) -> Judgment | JudgmentUnavailable:
-        deadline = start + self.budget_seconds
+        deadline = start + http.capped_budget(self.budget_seconds)  # never past the request's deadline
         headers = self._headers(request_id)
         messages = chat.messages(question)
         corrections_left = self.corrections

@@ -178,21 +178,10 @@ class Throttle:
 
 
 def _throttle_wait(user_id: object) -> float | None:
-    """None when the request may go on, else the seconds to wait (the API's throttle and arithmetic)."""
-    from resolver.api.base import ResolveThrottle
+    """None when the request may go on, else the seconds to wait (the API's throttle, bucket and arithmetic)."""
+    from resolver.throttling import rate_wait
 
-    class _UserThrottle(ResolveThrottle):
-        def get_cache_key(self, request: Any, view: Any) -> str:
-            # The API's key for an authenticated user: the same bucket through either door.
-            return self.cache_format % {"scope": self.scope, "ident": user_id}
-
-    class _Door:
-        throttle_scope = "resolve"  # the API view's scope, which ScopedRateThrottle reads off the view
-
-    throttle = _UserThrottle()
-    if throttle.allow_request(None, _Door()):
-        return None
-    return throttle.wait() or 1.0
+    return rate_wait(user_id)
 
 
 async def _too_many(send: Send, wait: float) -> None:

@@ -4,9 +4,17 @@ Each call parses the arguments, calls one service function (in a worker
 thread: the services are synchronous and use the ORM), and renders the
 envelope as the tool's structured result. An ambiguous reference is put to the
 person through elicitation when the client can ask them; never to the model.
+
+A tool call is one request: one of the person's places in flight, and one
+deadline for every step in it (a 2026-07-28 retry's pick, then resolving
+afresh when the pick no longer stands). Only a pick made after the person
+answered a question asked mid-call starts a deadline of its own: the time
+they took to answer is theirs, not the request's.
 """
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,7 +22,7 @@ import anyio.to_thread
 import mcp_types as types
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from resolver import jsonbound, services
+from resolver import deadline, jsonbound, services
 from resolver.domain.errors import CandidateGone, InvalidRequest, NotACandidate, OccurrenceGone, ResolverError
 from resolver.domain.escaping import json_text
 from resolver.domain.pipeline import Status
@@ -48,6 +56,8 @@ Result (structured content, an envelope):
   person to rephrase or name the collection.
 - A tool error carries the error envelope: error.code is stable (invalid_request,
   collection_not_found, calendar_unavailable, internal_error); fix the input or report it.
+  error.code "throttled" means too many of the person's requests at once or in a minute:
+  wait error.details.retry_after_seconds, then call again.
 """
 
 COLLECTIONS_DESCRIPTION = """\
@@ -110,18 +120,23 @@ class Tools:
             # The transports cut a message deeper than the bound allows (resolver/jsonbound.py),
             # leaving it one level too deep: refused here, as at every door.
             jsonbound.check_value(params.arguments or {})
-            if params.name == RESOLVE:
-                return await self._resolve(ctx, params, request_id)
-            if params.name == LIST_COLLECTIONS:
-                if params.arguments:
-                    raise InvalidRequest("list_collections takes no arguments.",
-                                         details={"fields": {n: ["Unknown field."] for n in params.arguments}})
-                envelope = await anyio.to_thread.run_sync(
-                    lambda: services.collections_envelope(request_id=request_id, caller=self.caller))
-                return result(envelope)
-            raise InvalidRequest(f"No tool {params.name!r}.", details={"field": "name"})
+            async with _one_request(self.caller):
+                return await self._call(ctx, params, request_id)
         except Exception as err:  # every failure is the documented envelope, never a traceback
             return result(services.error_envelope_for(err, request_id=request_id), is_error=True)
+
+    async def _call(self, ctx: Any, params: types.CallToolRequestParams,
+                    request_id: str) -> types.CallToolResult | types.InputRequiredResult:
+        if params.name == RESOLVE:
+            return await self._resolve(ctx, params, request_id)
+        if params.name == LIST_COLLECTIONS:
+            if params.arguments:
+                raise InvalidRequest("list_collections takes no arguments.",
+                                     details={"fields": {n: ["Unknown field."] for n in params.arguments}})
+            envelope = await anyio.to_thread.run_sync(
+                lambda: services.collections_envelope(request_id=request_id, caller=self.caller))
+            return result(envelope)
+        raise InvalidRequest(f"No tool {params.name!r}.", details={"field": "name"})
 
     async def _resolve(self, ctx: Any, params: types.CallToolRequestParams,
                        request_id: str) -> types.CallToolResult | types.InputRequiredResult:
@@ -157,7 +172,13 @@ class Tools:
             return result(envelope)
         assert answer.claims is not None
         claims = answer.claims
-        return await anyio.to_thread.run_sync(lambda: self._pick(claims, item_id) or result(envelope))
+
+        def pick_now() -> types.CallToolResult:
+            # After the person's answer: a new step with its own budget (module docstring).
+            with deadline.starting(deadline.configured_seconds()):
+                return self._pick(claims, item_id) or result(envelope)
+
+        return await anyio.to_thread.run_sync(pick_now)
 
     def _pick_from_state(self, state: str, reply: Any) -> types.CallToolResult | None:
         """The second round's pick, or None: resolve afresh (a stale or foreign state, no choice, gone)."""
@@ -175,6 +196,19 @@ class Tools:
         except (NotACandidate, CandidateGone, OccurrenceGone):
             # Deleted, completed or its occurrence over while the person chose: the clarification stands.
             return None
+
+
+@contextlib.asynccontextmanager
+async def _one_request(caller: services.Caller) -> AsyncIterator[deadline.Deadline]:
+    """services.request for a coroutine: the place taken in a worker thread (the cache may be remote),
+    the deadline set in this task, so every worker thread the call uses sees it."""
+    with contextlib.ExitStack() as places:
+        await anyio.to_thread.run_sync(places.enter_context, services.in_flight(caller))
+        try:
+            with deadline.budget() as opened:
+                yield opened
+        finally:
+            await anyio.to_thread.run_sync(places.close)
 
 
 def _chosen(reply: Any, envelope: dict[str, Any]) -> str | None:

@@ -22,7 +22,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from resolver import accounts
 from resolver.client_address import client_address
 from resolver.domain.errors import ResolverError
-from resolver.web.views import HttpResponseSeeOther
+from resolver.web.views import HttpResponseSeeOther, reading
 
 
 class AccountForm(forms.Form):
@@ -57,6 +57,7 @@ def _off(request: HttpRequest) -> HttpResponse:
 @sensitive_post_parameters("password")
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
+@reading(on_get=True)  # adding, then the overview: one deadline
 def accounts_page(request: HttpRequest) -> HttpResponse:
     if not accounts.per_user():
         return _off(request)

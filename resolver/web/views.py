@@ -2,10 +2,15 @@
 
 Views parse the request, call one service, and render. Every failure is a page
 with a status, never a traceback. Nothing here writes to the calendar.
+
+A view that reads the calendar (`reading`) is one request whatever its steps
+(a pick, then the question again): throttled per person in the API's bucket,
+one of the person's places in flight, and one deadline for all of it.
 """
 from __future__ import annotations
 
-from typing import Any
+import functools
+from typing import Any, Callable
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from django.contrib.auth.decorators import login_required
@@ -21,7 +26,7 @@ from resolver.clarifications import ClarificationClaims
 from resolver.domain.codes import Reason
 from resolver.domain.errors import (
     CalendarUnavailable, CandidateGone, ClarificationExpired, ClarificationNotFound, NoCalendarAccount,
-    NotACandidate, OccurrenceGone, ResolverError,
+    NotACandidate, OccurrenceGone, ResolverError, Throttled,
 )
 from resolver.domain.items import Item, Method
 from resolver.domain.pipeline import Outcome, Status
@@ -36,9 +41,33 @@ class HttpResponseSeeOther(HttpResponseRedirect):
     status_code = 303
 
 
+def reading(*, on_get: bool) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:
+    """The view reads the calendar (on POST, and on GET too when `on_get`): one request, bounded per person."""
+
+    def decorate(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+        @functools.wraps(view)
+        def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            if request.method != "POST" and not on_get:
+                return view(request, *args, **kwargs)
+            caller = _caller(request)
+            try:
+                services.check_rate(caller)
+                with services.request(caller):
+                    return view(request, *args, **kwargs)
+            except Throttled as err:
+                page = _error_page(request, status=429, title="Too many requests", message=_plain(err.message))
+                page["Retry-After"] = str(err.details.get("retry_after_seconds", 1))
+                return page
+
+        return wrapper
+
+    return decorate
+
+
 @never_cache
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
+@reading(on_get=False)
 def search(request: HttpRequest) -> HttpResponse:
     if request.method != "POST":
         form = ResolveForm(initial={
@@ -78,6 +107,7 @@ def search(request: HttpRequest) -> HttpResponse:
 @never_cache
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
+@reading(on_get=True)
 def clarify(request: HttpRequest, token: str) -> HttpResponse:
     try:
         claims = services.read_clarification(token, caller=_caller(request))

@@ -64,11 +64,12 @@ def test_auth__a_deactivated_user_is_refused(api, on_radicale):
 # --- throttling ---------------------------------------------------------------------
 
 
-def test_throttle__configured_for_resolve_only():
+def test_throttle__both_api_views_read_caldav_so_share_the_resolve_scope():
+    """/v1/collections reads the calendar live too (issue 38): one bucket per person with /v1/resolve."""
     rest = django_settings.REST_FRAMEWORK
     assert rest["DEFAULT_THROTTLE_CLASSES"] == ["rest_framework.throttling.ScopedRateThrottle"]
     assert ResolveApi.throttle_scope == "resolve"
-    assert getattr(CollectionsApi, "throttle_scope", None) is None
+    assert CollectionsApi.throttle_scope == "resolve"
 
 
 def test_throttle__rate_comes_from_the_environment():
@@ -123,13 +124,15 @@ def test_throttle__per_client(api, on_radicale, throttle_rate, db):
     assert other.post("/v1/resolve", BODY, format="json").status_code == 200
 
 
-def test_throttle__other_endpoints_and_anonymous_clients_are_not_counted(api, anonymous, on_radicale, throttle_rate):
+def test_throttle__collections_share_the_bucket_and_anonymous_clients_are_not_counted(api, anonymous, on_radicale,
+                                                                                     throttle_rate):
     throttle_rate["resolve"] = "1/min"
     for _ in range(3):
-        assert api.get("/v1/collections").status_code == 200
         # Authentication comes first: an anonymous client learns nothing, not even its budget.
         assert anonymous.post("/v1/resolve", BODY, format="json").status_code == 401
-    assert api.post("/v1/resolve", BODY, format="json").status_code == 200
+    assert api.get("/v1/collections").status_code == 200
+    # /v1/collections reads the calendar too (issue 38): it used the person's minute.
+    assert api.post("/v1/resolve", BODY, format="json").status_code == 429
 
 
 def test_throttle__counts_live_in_the_cache(api, on_radicale, throttle_rate):

@@ -17,15 +17,23 @@ metadata service, an admin port on loopback). So, for per-user accounts
 3. connects to the address it checked (connections.py pins the pool to it),
    keeping the name for the Host header, TLS SNI and the certificate check.
 
-The module holds no state; `socket.getaddrinfo` is looked up on each call, so
-tests fake DNS by patching it.
+The lookup is bounded by what is left of the request's deadline: it runs in
+a worker thread (a system lookup cannot be interrupted) and the request stops
+waiting for it when the deadline passes (`LookupTimedOut`; the reader says
+`timeout`), so a name whose servers answer slowly costs no more than the
+budget. The module holds no state; `socket.getaddrinfo` is looked up on each
+call, so tests fake DNS by patching it.
 """
 from __future__ import annotations
 
 import ipaddress
 import socket
+import threading
+from typing import Any
 
 import idna
+
+from resolver.domain import deadline
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -39,6 +47,10 @@ class AddressRefused(Exception):
 
     Not an OSError, so no HTTP library mistakes it for a dropped connection and retries.
     """
+
+
+class LookupTimedOut(Exception):
+    """The name's lookup outlived the request's deadline: nothing was sent. Not an OSError (no retry)."""
 
 
 class BadHostName(ValueError):
@@ -119,10 +131,38 @@ def resolve_checked(host: str, port: int) -> list[IPAddress]:
         addresses = [literal]
     else:
         try:
-            infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+            infos = _lookup(host, port)
         except (OSError, UnicodeError, ValueError):
             raise AddressRefused(host) from None
         addresses = list(dict.fromkeys(parse_address(str(info[4][0])) for info in infos))
     if not addresses or not all(allowed(a) for a in addresses):
         raise AddressRefused(host)
     return addresses
+
+
+def _lookup(host: str, port: int) -> list[Any]:
+    """getaddrinfo, given no longer than the request's deadline leaves (LookupTimedOut past it)."""
+    lookup = socket.getaddrinfo  # looked up now: the one in force for this call (tests fake it)
+    left = deadline.remaining()
+    if left is None:
+        return lookup(host, port, type=socket.SOCK_STREAM)
+    if left <= 0:
+        raise LookupTimedOut(host)
+    answer: dict[str, Any] = {}
+    done = threading.Event()
+
+    def run() -> None:
+        try:
+            answer["infos"] = lookup(host, port, type=socket.SOCK_STREAM)
+        except BaseException as err:  # handed to the waiting request
+            answer["error"] = err
+        finally:
+            done.set()
+
+    # A thread per lookup, not a pool: one slow name must not queue another person's lookups.
+    threading.Thread(target=run, name="caldav-lookup", daemon=True).start()
+    if not done.wait(left):
+        raise LookupTimedOut(host)
+    if "error" in answer:
+        raise answer["error"]
+    return answer["infos"]  # type: ignore[no-any-return]

@@ -12,10 +12,12 @@ Rules every request follows (README, "The CalDAV server's origin"):
   (turning `%41` into `A`, another resource name), so the prepared URL is
   set back to ours.
 - The body is read as a stream, chunk by chunk: each read waits at most what
-  is left of the resolution's deadline (or of the exchange's own bound
-  outside a resolution), so a server trickling one byte a second ends at the
-  deadline with reason `timeout`; more than `max_bytes` decoded bytes ends it
-  with `response_too_large`; a multistatus is parsed as it arrives
+  is left of the request's deadline (or of the exchange's own bound outside
+  one), and the watchdog (watchdog.py) shuts the socket down when that end
+  passes, so a server trickling a body, a chunk-size line, its extensions or
+  the trailers one byte at a time ends at the deadline with reason
+  `timeout`; more than `max_bytes` decoded bytes ends it with
+  `response_too_large`; a multistatus is parsed as it arrives
   (multistatus.py), so memory stays bounded by the cap, not the body.
 - A connection dropped or refused on these idempotent requests (PROPFIND,
   REPORT) is tried once more after RETRY_BACKOFF, if the deadline leaves room.
@@ -37,7 +39,7 @@ import urllib3.exceptions
 from resolver.domain import deadline
 from resolver.calendars.caldav import watchdog
 from resolver.calendars.caldav.account import CalDAVAccount, Origin
-from resolver.calendars.caldav.addresses import AddressRefused
+from resolver.calendars.caldav.addresses import AddressRefused, LookupTimedOut
 from resolver.calendars.caldav.connections import PinnedAdapter
 from resolver.calendars.caldav.multistatus import Multistatus, MultistatusParser
 from resolver.domain.errors import CalendarUnavailable
@@ -206,6 +208,9 @@ class Transport:
         except AddressRefused:
             logger.warning("caldav %s: the server's name leads to an address not allowed", prepared.method)
             raise address_not_allowed() from None
+        except LookupTimedOut:
+            logger.warning("caldav %s: the server's name was not resolved before the deadline", prepared.method)
+            raise unavailable("timeout") from None
         except requests.exceptions.Timeout as err:
             raise unavailable("timeout") from err
         except requests.exceptions.ConnectionError as err:
@@ -243,6 +248,11 @@ class Transport:
         parser = MultistatusParser()
         raw = response.raw
         total = 0
+        # Every byte of the body under the exchange's end, not only each read:
+        # inside one read of a chunked body http.client reads the chunk-size
+        # line, its extensions and the trailers a socket read at a time, each
+        # in time; the watchdog shuts the socket down when the end passes.
+        guard = watchdog.watch(_socket_of(raw), time.monotonic() + self._left(own_end))
         try:
             while True:
                 _set_read_timeout(raw, self._wait(own_end))
@@ -255,21 +265,29 @@ class Transport:
                     raise unavailable("response_too_large", "The calendar server's answer is too large.",
                                       max_bytes=self.max_bytes)
                 parser.feed(chunk)
-        except (urllib3.exceptions.ReadTimeoutError, TimeoutError) as err:
-            raise unavailable("timeout") from err
-        except (urllib3.exceptions.ProtocolError, ConnectionError) as err:
-            raise _Dropped(type(err).__name__) from err
-        except urllib3.exceptions.DecodeError as err:
-            raise unavailable("bad_response") from err
-        except urllib3.exceptions.HTTPError as err:
+        except (urllib3.exceptions.HTTPError, OSError) as err:
+            if self._left(own_end) <= 0:  # the watchdog ended the body, whatever the read made of it
+                raise unavailable("timeout") from err
+            if isinstance(err, (urllib3.exceptions.ReadTimeoutError, TimeoutError)):
+                raise unavailable("timeout") from err
+            if isinstance(err, (urllib3.exceptions.ProtocolError, ConnectionError)):
+                raise _Dropped(type(err).__name__) from err
+            if isinstance(err, urllib3.exceptions.DecodeError):
+                raise unavailable("bad_response") from err
             raise unavailable("unreachable") from err
+        finally:
+            watchdog.release(guard)
         return parser.close()
+
+
+def _socket_of(raw: urllib3.HTTPResponse) -> object | None:
+    connection = getattr(raw, "_connection", None) or getattr(raw, "connection", None)
+    return getattr(connection, "sock", None)
 
 
 def _set_read_timeout(raw: urllib3.HTTPResponse, seconds: float) -> None:
     """Bound the next socket read by what is left (the timeout requests set is for the whole exchange)."""
-    connection = getattr(raw, "_connection", None) or getattr(raw, "connection", None)
-    sock = getattr(connection, "sock", None)
+    sock = _socket_of(raw)
     if sock is not None:
         try:
             sock.settimeout(max(seconds, 0.001))

@@ -1,11 +1,13 @@
-"""A bound on the TLS handshake and the header phase of an HTTP exchange (connections.py arms it; http.py sets the end).
+"""A bound on every byte of an HTTP exchange: TLS handshake, header phase (connections.py arms it) and body (http.py).
 
 A socket timeout bounds one read; a server sending its status line and
 headers a byte at a time never lets one read time out, and urllib3 reads the
-header phase itself, so the body's per-chunk deadline (http.py) cannot reach
-it. Here one thread per process watches the exchanges waiting for headers and
-shuts a socket down when its exchange's end passes: the read then fails at
-once, and http.py, seeing the end passed, reports `timeout`.
+header phase itself. The body is no better: inside one read of a chunked body
+http.client reads the next chunk-size line, its extensions and the trailers
+with `readline()`, one socket read after another, each in time. Here one
+thread per process watches the exchanges (waiting for headers, or reading a
+body) and shuts a socket down when its exchange's end passes: the read then
+fails at once, and http.py, seeing the end passed, reports `timeout`.
 
 The end is a context variable set around the exchange (`ending(end)`), read
 in the same thread by the connection when it waits for the response.
@@ -83,9 +85,9 @@ def _shut(sock: Any) -> None:
 _watchdog = Watchdog()
 
 
-def watch(sock: Any) -> int | None:
-    """Shut `sock` down at the exchange's end unless released first; None outside an exchange."""
-    end = _end.get()
+def watch(sock: Any, end: float | None = None) -> int | None:
+    """Shut `sock` down at `end` (default: the exchange's) unless released first; None outside an exchange."""
+    end = _end.get() if end is None else end
     if end is None or sock is None:
         return None
     return _watchdog.arm(end, sock)

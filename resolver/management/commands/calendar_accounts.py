@@ -19,7 +19,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from resolver import accounts
+from resolver import accounts, deadline
 from resolver.domain.errors import ResolverError
 # A server names its calendars: every line printed escapes them (resolver/domain/escaping.py).
 from resolver.domain.escaping import for_terminal as safe, json_text
@@ -58,10 +58,11 @@ class Command(BaseCommand):
         if action == "rotate":
             return self._rotate()
         user = self._user(options["user"])
-        if action == "add":
-            return self._add(user, options)
-        if action == "list":
-            return self._list(user, as_json=options["json"])
+        if action in ("add", "list"):
+            with deadline.budget():  # one deadline for the whole command
+                if action == "add":
+                    return self._add(user, options)
+                return self._list(user, as_json=options["json"])
         if not accounts.remove_account(user=user, account_id=options["id"]):
             raise CommandError(f"{safe(options['user'])} has no account with ID {options['id']!r}.", returncode=2)
         self.stdout.write(f"removed {safe(options['id'])}")

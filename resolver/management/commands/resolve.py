@@ -10,7 +10,7 @@ from typing import Any, Iterator
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from resolver import jsonbound, services
+from resolver import deadline, jsonbound, services
 from resolver.conf import resolver_settings
 from resolver.domain.codes import EXIT_CLARIFICATION, judge_is_off
 from resolver.domain.errors import InternalError, InvalidRequest, NoCalendarAccount, ResolverError
@@ -67,7 +67,8 @@ class Command(BaseCommand):
         as_json = options["json"]
         # With --json stdout is the envelope and stderr the (JSON) log lines; the
         # human output keeps stderr for people unless --verbosity 2 asks for logs.
-        with _log_lines(verbose=as_json or options["verbosity"] >= 2):
+        # One deadline for the whole command, whatever it reads (resolver/domain/deadline.py).
+        with _log_lines(verbose=as_json or options["verbosity"] >= 2), deadline.budget():
             try:
                 caller = self._caller(options["user"])
                 if options["list_collections"]:
