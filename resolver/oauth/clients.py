@@ -6,9 +6,13 @@ unauthenticated token and revoke endpoints, where anyone could make the site
 fetch URLs and store one Application row each. Here a document is fetched
 only while a signed-in person is on the authorize page (`consenting()`, which
 the app's authorize view enters), and then only within these bounds, checked
-in this order before any fetch:
+before any fetch (the rates first, so a refused request deletes nothing):
 
-1. Room (new clients only). The rows made from documents are at most
+1. One fetch in flight per person (the default cache, across workers): a
+   second one at the same time is `throttled`.
+2. RESOLVER["OAUTH_CIMD_FETCH_RATE"] fetches per person and per client
+   address (resolver/throttling.py's sliding window): `throttled`.
+3. Room (new clients only). The rows made from documents are at most
    RESOLVER["OAUTH_CIMD_MAX_CLIENTS"], and the person on the page may have
    been the last to use at most RESOLVER["OAUTH_CIMD_MAX_CLIENTS_PER_PERSON"]
    of them. When either is full, the least recently used row nobody uses
@@ -16,10 +20,6 @@ in this order before any fetch:
    client one more fetch on its next visit, nothing else. Only when every
    such row is in use is the new client refused: so one person can fill only
    their own share, never lock out another person's new client.
-2. One fetch in flight per person (the default cache, across workers): a
-   second one at the same time is `throttled`.
-3. RESOLVER["OAUTH_CIMD_FETCH_RATE"] fetches per person and per client
-   address (resolver/throttling.py's sliding window): `throttled`.
 4. At most RESOLVER["OAUTH_CIMD_FETCHES_IN_FLIGHT"] fetches at once in a
    process. A fetch finding them all taken waits for one, up to twice the
    fetch's own bound (CIMD_FETCH_TIMEOUT_SECONDS): each fetch is cut at that
@@ -77,10 +77,6 @@ class Consent:
         new = not _documents().filter(client_id=client_id).exists()
         if self._slot:
             return True  # this request already holds its fetch slot
-        if new:
-            refusal = _make_room(self.user_id)
-            if refusal is not None:
-                return self._refuse(refusal, new)
         seconds = _fetch_seconds()
         # One at a time per person (not per address: people behind one NAT would queue for each other;
         # the address's rate below bounds how many one address starts).
@@ -96,6 +92,10 @@ class Consent:
             wait = int(err.details.get("retry_after_seconds", 60))
             return self._refuse(Refusal(429, "throttled", f"Too many new applications; try again in {wait} "
                                                           "seconds.", wait), new)
+        if new:  # after the rates: a refused request deletes nothing to make room
+            refusal = _make_room(self.user_id)
+            if refusal is not None:
+                return self._refuse(refusal, new)
         # Every holder's fetch is cut at `seconds` and gives its slot back then (`fetched`).
         if not _slots.acquire(2 * seconds):
             return self._refuse(Refusal(503, "temporarily_unavailable", "The site is fetching many client "
