@@ -120,8 +120,11 @@ DEFAULTS: dict[str, Any] = {
     # Not a backend: the object is used as named, nothing is built from the settings.
     "REQUEST_LOG": None,
     # OAuth (docs/oauth.md): /oauth/token/ and /oauth/revoke/ per client address;
-    # clients made from Client ID Metadata Documents, at most this many, and
-    # deleted when unused (no live grant or token) and not updated for this long.
+    # clients made from Client ID Metadata Documents, at most this many, at most
+    # this many last used by one person (the least recently used idle one makes
+    # room), deleted when idle (no live grant or token) and unused this long;
+    # document fetches per person and per client address on the authorize
+    # page, and at most this many at once in a process (resolver/oauth/clients.py).
     "OAUTH_THROTTLE_RATE": "30/min",
     # The reverse proxies in front of the site (addresses or networks, e.g.
     # ["10.0.0.0/8"]): only a request arriving from one of them has its
@@ -129,7 +132,10 @@ DEFAULTS: dict[str, Any] = {
     # Empty: none is trusted, the address is the connection's (REMOTE_ADDR).
     "TRUSTED_PROXIES": [],
     "OAUTH_CIMD_MAX_CLIENTS": 500,
+    "OAUTH_CIMD_MAX_CLIENTS_PER_PERSON": 20,
     "OAUTH_CIMD_UNUSED_SECONDS": 7 * 24 * 3600,
+    "OAUTH_CIMD_FETCH_RATE": "20/hour",
+    "OAUTH_CIMD_FETCHES_IN_FLIGHT": 10,
 }
 
 

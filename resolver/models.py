@@ -137,3 +137,25 @@ class CalendarAccount(models.Model):
                 details={"reason": "credentials_unreadable"}) from None
         return ConnectedAccount(key=f"account:{self.pk}", url=self.url, username=self.username, password=password,
                              slug=self.slug, label=self.label)
+
+
+class DocumentClient(models.Model):
+    """An OAuth client made from a Client ID Metadata Document: who used it last, and when.
+
+    Keyed by the client's URL rather than a foreign key to the application, so
+    the app's models load without the OAuth server (`manage.py resolve` runs
+    without it). Rows made from documents are purged by `last_used`, and one
+    person may hold only RESOLVER["OAUTH_CIMD_MAX_CLIENTS_PER_PERSON"] of them
+    (resolver/oauth/clients.py).
+    """
+
+    client_id = models.CharField(max_length=255, unique=True)
+    used_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                related_name="+")
+    last_used = models.DateTimeField(db_index=True)
+
+    class Meta:
+        default_permissions = ()
+
+    def __str__(self) -> str:
+        return self.client_id

@@ -33,10 +33,16 @@ def oauth2_provider_settings(site_url: str, *, access_token_seconds: int = ACCES
         "OAUTH2_TOKEN_ENDPOINT_AUTH_METHODS_SUPPORTED": ["none", "client_secret_basic", "client_secret_post"],
         # The issuer is the site, whatever Host a request names (RFC 8414 metadata, RFC 9207 `iss`).
         "OIDC_ISS_ENDPOINT": site_url.rstrip("/") + "/",
-        # Clients identified by an https URL (fetched by django-oauth-toolkit's SSRF-hardened fetcher).
+        # Clients identified by an https URL, their document fetched under the site's address policy
+        # and cut at CIMD_FETCH_TIMEOUT_SECONDS in all (resolver/oauth/documents.py) ...
         "CIMD_ENABLED": client_id_metadata_documents,
-        # ... and only while a signed-in person is on the authorize page, bounded (resolver/oauth/clients.py).
+        "CIMD_METADATA_FETCHER": "resolver.oauth.documents.DocumentFetcher",
+        # ... only while a signed-in person is on the authorize page, bounded (resolver/oauth/clients.py),
+        # whose in-flight bound waits for a slot instead of refusing at once (so the toolkit's is off).
         "CIMD_REGISTRATION_PERMISSION_CLASSES": ("resolver.oauth.clients.SignedInPersonOnly",),
+        "CIMD_MAX_CONCURRENT_FETCHES": 0,
+        # A resource fixed at authorization; a reused code revokes its tokens (resolver/oauth/validator.py).
+        "OAUTH2_VALIDATOR_CLASS": "resolver.oauth.validator.Validator",
         # RFC 9700: S256 only, no implicit or password grant, `iss` in the authorization response,
         # token hashes at rest, bearer tokens only in the Authorization header.
         "COMPLIANT_BCP_RFC9700_IMPLICIT_GRANT": True,

@@ -69,6 +69,96 @@ def test_allowed__public_addresses_pass(text):
     assert addresses.allowed(ipaddress.ip_address(text))
 
 
+# --- the table (resolver/data/addresses/special-purpose.csv), row by row ---------------------------
+
+TABLE = addresses.read_table()
+
+# What the registries say must be refused (or judged by the IPv4 inside), whatever the file holds:
+# a row deleted or loosened fails here.
+REQUIRED = {
+    "0.0.0.0/8": "refuse", "10.0.0.0/8": "refuse", "100.64.0.0/10": "refuse", "127.0.0.0/8": "refuse",
+    "169.254.0.0/16": "refuse", "172.16.0.0/12": "refuse", "192.0.0.0/24": "refuse", "192.0.0.9/32": "refuse",
+    "192.0.0.10/32": "refuse", "192.0.2.0/24": "refuse", "192.88.99.0/24": "refuse",
+    "192.168.0.0/16": "refuse", "198.18.0.0/15": "refuse", "198.51.100.0/24": "refuse",
+    "203.0.113.0/24": "refuse", "224.0.0.0/4": "refuse", "240.0.0.0/4": "refuse",
+    "255.255.255.255/32": "refuse", "::1/128": "refuse", "::/128": "refuse", "::ffff:0:0/96": "refuse",
+    "64:ff9b::/96": "embedded", "64:ff9b:1::/48": "refuse", "100::/64": "refuse", "2001::/23": "refuse",
+    "2001::/32": "refuse", "2001:db8::/32": "refuse", "2002::/16": "embedded", "3fff::/20": "refuse",
+    "5f00::/16": "refuse", "fc00::/7": "refuse", "fe80::/10": "refuse", "fec0::/10": "refuse",
+    "ff00::/8": "refuse", "::/8": "refuse",
+}
+# Rows IANA marks globally reachable that the table lets through (2001::/23's exceptions and the like).
+REACHABLE = {"192.31.196.0/24", "192.52.193.0/24", "192.175.48.0/24", "2001:1::1/128", "2001:1::2/128",
+             "2001:1::3/128", "2001:3::/32", "2001:4:112::/48", "2001:20::/28", "2001:30::/28",
+             "2620:4f:8000::/48"}
+
+
+def test_table__holds_every_required_block_with_its_policy():
+    policies = {str(row.network): row.policy for row in TABLE}
+    assert {prefix: policies.get(prefix) for prefix in REQUIRED} == REQUIRED
+    assert {prefix for prefix, policy in policies.items() if policy == "allow"} == REACHABLE
+    # A registry row marked not globally reachable is never let through.
+    assert all(row.policy != "allow" for row in TABLE if row.registry != "true")
+
+
+def _inside(row):
+    network = row.network
+    return network[1] if network.num_addresses > 2 else network[0]
+
+
+def _first_after(row):
+    """The first address after the block, when no row of the table holds it (else None)."""
+    last = int(row.network.broadcast_address)
+    top = 2 ** row.network.max_prefixlen - 1
+    if last == top:
+        return None
+    after = ipaddress.ip_address(last + 1)
+    return None if addresses.row_for(after) is not None else after
+
+
+@pytest.mark.parametrize("row", [row for row in TABLE if row.policy == "refuse"], ids=lambda r: str(r.network))
+def test_table__an_address_inside_a_refused_row_is_refused_and_the_first_after_it_allowed(row):
+    for address in {row.network[0], _inside(row), row.network.broadcast_address}:
+        assert not addresses.allowed(address), (address, row.name)
+    after = _first_after(row)
+    if after is not None:
+        assert addresses.allowed(after), (after, row.name)
+
+
+@pytest.mark.parametrize("row", [row for row in TABLE if row.policy == "allow"], ids=lambda r: str(r.network))
+def test_table__an_address_inside_a_globally_reachable_exception_is_allowed(row):
+    assert addresses.allowed(_inside(row))
+
+
+@pytest.mark.parametrize("inner, ok", [("127.0.0.1", False), ("10.0.0.5", False), ("169.254.169.254", False),
+                                       ("192.0.0.192", False), ("93.184.216.34", True)])
+def test_table__embedded_rows_are_judged_by_the_ipv4_address_inside(inner, ok):
+    four = int(ipaddress.IPv4Address(inner))
+    nat64 = ipaddress.IPv6Address(int(ipaddress.IPv6Address("64:ff9b::")) | four)
+    sixtofour = ipaddress.IPv6Address((0x2002 << 112) | (four << 80) | 1)
+    assert addresses.allowed(nat64) is ok and addresses.allowed(sixtofour) is ok
+
+
+@pytest.mark.parametrize("text", [
+    "192.0.0.192",          # a cloud metadata address, in 192.0.0.0/24 (Python 3.11: "global")
+    "192.0.0.9",            # anycast, inside 192.0.0.0/24, refused with it
+    "fec0::1",              # site-local, deprecated (Python 3.11: "global")
+    "::127.0.0.1",          # IPv4-compatible
+    "::ffff:0:7f00:1",      # ::ffff:0:a.b.c.d, IPv4-translated
+    "64:ff9b:1::a9fe:a9fe",  # local-use NAT64
+    "5f00::1", "3fff::1", "100::1", "2001:2::1",
+])
+def test_table__forms_the_interpreter_may_call_public_are_refused(text):
+    assert not addresses.allowed(ipaddress.ip_address(text))
+
+
+def test_table__a_malformed_row_is_an_error_naming_it(tmp_path):
+    bad = tmp_path / "t.csv"
+    bad.write_text("prefix,name,rfc,registry,policy\n10.0.0.0/8,x,RFC 1918,false,refuse\n10.0.0.1/8,x,y,false,refuse\n")
+    with pytest.raises(ValueError, match="row 3"):
+        addresses.read_table(bad)
+
+
 def test_normalise_host__the_http_clients_idna_spelling():
     import requests
 
@@ -157,7 +247,8 @@ def test_mcp_list_collections__rebinding_after_the_account_was_saved(guarded, dj
 
 
 @pytest.mark.parametrize("host", ["[64:ff9b::a9fe:a9fe]", "[::ffff:127.0.0.1]", "2130706433", "[::127.0.0.1]",
-                                  "[2002:7f00:1::1]"])
+                                  "[2002:7f00:1::1]", "[64:ff9b:1::a9fe:a9fe]", "[::ffff:0:a9fe:a9fe]", "192.0.0.192",
+                                  "[fec0::1]"])
 def test_add__embedded_and_decimal_addresses_refused(guarded, django_user_model, host):
     user = django_user_model.objects.create_user("mallory")
     with pytest.raises(AccountRejected) as caught:

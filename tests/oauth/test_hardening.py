@@ -22,6 +22,7 @@ from django.utils import timezone
 from oauth2_provider.cimd import CIMDError
 from oauth2_provider.models import AccessToken, Application, RefreshToken, set_token_value
 
+from resolver.models import DocumentClient
 from resolver.oauth import clients
 from resolver.oauth.views import STAFF
 
@@ -77,7 +78,8 @@ def browser(site, alice) -> requests.Session:
     django_client.force_login(alice)
     session = requests.Session()
     session.cookies.set("sessionid", django_client.cookies["sessionid"].value)
-    return session
+    yield session
+    session.close()  # no kept-alive connection outlives the test in the live server's threads
 
 
 @pytest.fixture
@@ -195,11 +197,12 @@ def document_app(client_id: str, *, updated_days_ago: float = 0) -> Application:
     return application
 
 
-def test_cimd__no_new_row_beyond_the_bound(site, browser, alice, settings):
+def test_cimd__no_new_row_beyond_the_bound_while_every_row_is_in_use(site, browser, alice, settings):
     settings.RESOLVER = {**settings.RESOLVER, "OAUTH_CIMD_MAX_CLIENTS": 1}
     live_token(alice, document_app("https://busy.example/client.json"))  # in use: not purged
     response = authorize(site, browser, DOCUMENT_CLIENT, CALLBACK)
-    assert response.status_code == 400 and "Invalid client_id" in response.text
+    assert response.status_code == 503 and "temporarily_unavailable" in response.text
+    assert int(response.headers["Retry-After"]) >= 1
     assert RecordingFetcher.calls == [] and not Application.objects.filter(client_id=DOCUMENT_CLIENT).exists()
 
 
@@ -245,3 +248,178 @@ def test_throttle__counts_each_client_address_apart_and_ignores_forwarded_for(se
     assert client.post("/oauth/token/", {"client_id": "x"}, REMOTE_ADDR="203.0.113.1",
                        HTTP_X_FORWARDED_FOR="198.51.100.7").status_code == 429
     assert client.post("/oauth/token/", {"client_id": "x"}, REMOTE_ADDR="203.0.113.2").status_code != 429
+
+
+# The consent page itself.
+
+def consent_fields(page: requests.Response) -> dict[str, str]:
+    return dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)"', page.text))
+
+
+def test_consent_page__is_never_stored_by_a_cache(site, browser, staff_app):
+    response = authorize(site, browser, STAFF_CLIENT, STAFF_CALLBACK)
+    assert response.status_code == 200 and "no-store" in response.headers["Cache-Control"]
+
+
+@pytest.mark.parametrize("tampered", ["no-such-client", "https://tampered.example/client.json", ""])
+def test_consent_post__a_tampered_client_id_is_400_and_fetches_nothing(site, browser, staff_app, tampered):
+    page = authorize(site, browser, STAFF_CLIENT, STAFF_CALLBACK)
+    fields = {**consent_fields(page), "client_id": tampered}
+    response = browser.post(site.url + "/oauth/authorize/", data={**fields, "allow": "Authorize"},
+                            headers={"Referer": page.url}, allow_redirects=False, timeout=30)
+    assert response.status_code == 400 and "Location" not in response.headers
+    assert "no-store" in response.headers["Cache-Control"]
+    assert RecordingFetcher.calls == [] and not Application.objects.filter(client_id=tampered).exists()
+
+
+# A resource is fixed at authorization (RFC 8707); a reused code revokes what it produced (RFC 6749 4.1.2).
+
+def code_for(site, browser, **extra) -> str:
+    page = authorize(site, browser, STAFF_CLIENT, STAFF_CALLBACK, **extra)
+    assert page.status_code == 200, page.text
+    allowed = browser.post(site.url + "/oauth/authorize/", data={**consent_fields(page), "allow": "Authorize"},
+                           headers={"Referer": page.url}, allow_redirects=False, timeout=30)
+    return parse_qs(urlsplit(allowed.headers["Location"]).query)["code"][0]
+
+
+def exchange(site, code: str, **extra) -> requests.Response:
+    return requests.post(site.url + "/oauth/token/", data={
+        "grant_type": "authorization_code", "code": code, "redirect_uri": STAFF_CALLBACK, "client_id": STAFF_CLIENT,
+        "code_verifier": VERIFIER, **extra}, timeout=30)
+
+
+def refresh(site, refresh_token: str, **extra) -> requests.Response:
+    return requests.post(site.url + "/oauth/token/", data={
+        "grant_type": "refresh_token", "refresh_token": refresh_token, "client_id": STAFF_CLIENT, **extra}, timeout=30)
+
+
+def mcp_accepts(site, access_token: str) -> bool:
+    from resolver.oauth import resource
+
+    return resource.verify_access_token(access_token, resource=site.url + "/mcp") is not None
+
+
+def test_resource__named_at_the_token_endpoint_but_not_at_authorization_is_refused(site, browser, staff_app):
+    code = code_for(site, browser, resource=None)  # the consent page said: no particular resource
+    refused = exchange(site, code, resource=site.url + "/mcp")
+    assert refused.status_code == 400 and refused.json()["error"] == "invalid_target"
+    assert not AccessToken.objects.exists()
+
+
+def test_resource__named_on_refresh_but_not_at_authorization_is_refused(site, browser, staff_app):
+    token = exchange(site, code_for(site, browser, resource=None))
+    assert token.status_code == 200, token.text
+    assert not mcp_accepts(site, token.json()["access_token"])  # a token for no resource: not /mcp's
+    refused = refresh(site, token.json()["refresh_token"], resource=site.url + "/mcp")
+    assert refused.status_code == 400 and refused.json()["error"] == "invalid_target"
+    assert not any(site.url + "/mcp" in (t.resource or []) for t in AccessToken.objects.all())
+
+
+def test_resource__named_at_authorization_is_honoured_at_the_token_endpoint_and_on_refresh(site, browser, staff_app):
+    token = exchange(site, code_for(site, browser), resource=site.url + "/mcp")
+    assert token.status_code == 200, token.text
+    assert mcp_accepts(site, token.json()["access_token"])
+    again = refresh(site, token.json()["refresh_token"], resource=site.url + "/mcp")
+    assert again.status_code == 200, again.text and mcp_accepts(site, again.json()["access_token"])
+    other = refresh(site, again.json()["refresh_token"], resource="https://elsewhere.example/mcp")
+    assert other.status_code == 400 and other.json()["error"] == "invalid_target"
+
+
+def test_code__a_reused_code_is_refused_and_revokes_every_token_it_produced(site, browser, staff_app):
+    code = code_for(site, browser)
+    first = exchange(site, code)
+    assert first.status_code == 200, first.text
+    rotated = refresh(site, first.json()["refresh_token"])  # the family goes on after a refresh
+    assert rotated.status_code == 200 and mcp_accepts(site, rotated.json()["access_token"])
+    reused = exchange(site, code)
+    assert reused.status_code == 400 and reused.json()["error"] == "invalid_grant"
+    assert not mcp_accepts(site, first.json()["access_token"])
+    assert not mcp_accepts(site, rotated.json()["access_token"])
+    assert refresh(site, rotated.json()["refresh_token"]).status_code == 400
+    assert not RefreshToken.objects.filter(revoked__isnull=True).exists()
+
+
+def test_code__another_codes_tokens_are_untouched_by_a_reuse(site, browser, staff_app):
+    kept = exchange(site, code_for(site, browser))
+    code = code_for(site, browser)
+    assert exchange(site, code).status_code == 200
+    assert exchange(site, code).status_code == 400
+    assert mcp_accepts(site, kept.json()["access_token"])
+
+
+# Document fetches on the authorize page: throttled per person and per client address.
+
+def visit(client: Client, client_id: str, address: str):
+    callback = CALLBACK.replace("agent.example", urlsplit(client_id).hostname)
+    return client.get("/oauth/authorize/", {
+        "response_type": "code", "client_id": client_id, "redirect_uri": callback, "state": "s", "scope": "read",
+        "code_challenge": CHALLENGE, "code_challenge_method": "S256", "resource": "http://testserver/mcp"},
+        REMOTE_ADDR=address)
+
+
+def signed_in(username: str) -> Client:
+    client = Client()
+    client.force_login(get_user_model().objects.create_user(username))
+    return client
+
+
+def test_cimd_throttle__fetches_per_person_and_per_client_address(site, settings):
+    settings.RESOLVER = {**settings.RESOLVER, "OAUTH_CIMD_FETCH_RATE": "2/hour"}
+    alice, bob = signed_in("alice"), signed_in("bob")
+    assert visit(alice, "https://a1.example/c.json", "203.0.113.1").status_code == 200
+    assert visit(alice, "https://a2.example/c.json", "203.0.113.1").status_code == 200
+    # Alice from another address: her own count is full.
+    over = visit(alice, "https://a3.example/c.json", "203.0.113.2")
+    assert over.status_code == 429 and "throttled" in over.content.decode() and int(over["Retry-After"]) >= 1
+    # Bob from Alice's first address: that address's count is full.
+    assert visit(bob, "https://b1.example/c.json", "203.0.113.1").status_code == 429
+    assert visit(bob, "https://b2.example/c.json", "203.0.113.3").status_code == 200
+    assert RecordingFetcher.calls == ["https://a1.example/c.json", "https://a2.example/c.json",
+                                      "https://b2.example/c.json"]
+
+
+def test_cimd_throttle__a_known_fresh_client_is_never_counted(site, settings):
+    settings.RESOLVER = {**settings.RESOLVER, "OAUTH_CIMD_FETCH_RATE": "1/hour"}
+    alice = signed_in("alice")
+    for _ in range(3):
+        assert visit(alice, DOCUMENT_CLIENT, "203.0.113.1").status_code == 200
+    assert RecordingFetcher.calls == [DOCUMENT_CLIENT]
+
+
+# One person's documents cannot lock out another person's new client.
+
+def test_cimd_per_person__500_urls_from_one_person_leave_room_for_another_persons_client(site, settings):
+    settings.RESOLVER = {**settings.RESOLVER, "OAUTH_CIMD_FETCH_RATE": "100000/hour"}
+    # Each new row hashes a client secret (PBKDF2, half a second): the test's 500 use a cheap hasher.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    mallory, alice = signed_in("mallory"), signed_in("alice")
+    for number in range(500):
+        assert visit(mallory, f"https://m{number}.mallory.example/c.json", "198.51.100.9").status_code == 200
+    per_person = settings.RESOLVER.get("OAUTH_CIMD_MAX_CLIENTS_PER_PERSON", 20)
+    assert DocumentClient.objects.filter(used_by__username="mallory").count() == per_person
+    assert Application.objects.count() == per_person  # her least recently used ones made room for her newer
+    assert visit(alice, DOCUMENT_CLIENT, "203.0.113.1").status_code == 200
+    assert Application.objects.filter(client_id=DOCUMENT_CLIENT).exists()
+
+
+def test_cimd_per_person__a_person_whose_clients_are_all_in_use_is_refused_alone(site, settings):
+    settings.RESOLVER = {**settings.RESOLVER, "OAUTH_CIMD_MAX_CLIENTS_PER_PERSON": 3,
+                         "OAUTH_CIMD_FETCH_RATE": "100000/hour"}
+    mallory, alice = signed_in("mallory"), signed_in("alice")
+    for number in range(3):
+        client_id = f"https://m{number}.mallory.example/c.json"
+        assert visit(mallory, client_id, "198.51.100.9").status_code == 200
+        live_token(get_user_model().objects.get(username="mallory"), Application.objects.get(client_id=client_id))
+    refused = visit(mallory, "https://m3.mallory.example/c.json", "198.51.100.9")
+    assert refused.status_code == 403 and "too_many_clients" in refused.content.decode()
+    assert visit(alice, DOCUMENT_CLIENT, "203.0.113.1").status_code == 200
+    assert Application.objects.count() == 4
+
+
+def test_purge__by_last_use_not_by_last_update(alice):
+    recently_used = document_app("https://used.example/c.json", updated_days_ago=30)
+    clients.used(recently_used.client_id, alice)
+    idle = document_app("https://idle.example/c.json", updated_days_ago=30)
+    assert clients.purge_unused() == 1
+    assert set(Application.objects.values_list("client_id", flat=True)) == {recently_used.client_id}
+    assert idle.client_id not in set(DocumentClient.objects.values_list("client_id", flat=True))
