@@ -46,10 +46,10 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
+from resolver.client_address import client_address
 from resolver.conf import resolver_settings
 from resolver.domain.errors import Throttled
 from resolver.throttling import AttemptLimiter
-from resolver.client_address import client_address
 
 logger = logging.getLogger(__name__)
 
