@@ -101,6 +101,7 @@ class Result:
     top: list[str] = field(default_factory=list)  # uids, best first
     status: str = ""
     first_occurrence: str | None = None
+    method: str | None = None
     calendar: str = retrieval.DEFAULT_CALENDAR
     absent_type: str | None = None
     candidates: int | None = None  # how many candidates the clarification offered (the project only)
@@ -188,6 +189,20 @@ def run_baseline(name: str, refs: list[dict[str, Any]], by_kind: dict[str, Any])
 # The project ----------------------------------------------------------------------------------------
 
 
+class _Certified:
+    """An approved threshold for the relevance model (with this encoder) only, at THETA, with the deployed margin."""
+
+    def __init__(self, model: Any, encoder: Any, threshold: float) -> None:
+        from resolver.conf import resolver_settings
+        from resolver.domain.judgment import ThresholdRule
+
+        self.key = (model.scorer_name(encoder.name), model.fingerprint(encoder.name))
+        self.rule = ThresholdRule(threshold=threshold, margin=float(resolver_settings.THRESHOLD_MARGIN))
+
+    def find(self, *, question: str, model: str, fingerprint: str) -> Any:
+        return self.rule if (model, fingerprint) == self.key else None
+
+
 def run_project(refs: list[dict[str, Any]], calendar: Any, meta: Any,
                 semantic: Any = None, ranker: Any = None, policy: Any = None) -> list[Result]:
     """`calendar` and `meta`: one of each, or one per calendar name (each reference runs against its own).
@@ -220,10 +235,13 @@ def run_project(refs: list[dict[str, Any]], calendar: Any, meta: Any,
             expected = datetime.fromisoformat(ref["expected_occurrence_start"])
             occurrence_ok = bool(rank == 1 and first_occ is not None
                                  and datetime.fromisoformat(first_occ) == expected)
+            # Resolved to the right item but another occurrence of it: as wrong as another item.
+            wrong = wrong or (ok and not occurrence_ok)
         out.append(Result(ref["id"], ref["category"], ref["split"], rank, wrong, occurrence_ok, ms, top,
                           status=outcome.status.value, first_occurrence=first_occ,
                           calendar=retrieval.calendar_of(ref), absent_type=ref.get("absent_type"),
-                          candidates=0 if ok else len(outcome.candidates)))
+                          candidates=0 if ok else len(outcome.candidates),
+                          method=outcome.method.value if outcome.method is not None else None))
     return out
 
 
@@ -294,6 +312,8 @@ def metrics(results: list[Result], *, wrong_over: list[Result] | None = None) ->
         "absent_nothing": _share([not r.top for r in wrong_over if r.category == retrieval.ABSENT and r.status]),
         "absent_offered_max": max((len(r.top) for r in wrong_over if r.category == retrieval.ABSENT and r.status),
                                   default=None),
+        # Resolved on confidence (method semantic): the share of the references not resolved deterministically.
+        "resolved_semantic": _share([r.method == "semantic" for r in wrong_over if r.method != "deterministic"]),
     }
 
 
@@ -325,7 +345,7 @@ def _cell(value: Any) -> str:
 
 def render(figures: dict[str, dict[str, Any]], categories: list[str], *, has_time: bool) -> str:
     headers = ["category", "method", "n", "r@1", "r@5", "r@19", "MRR", "wrong", "occ@1", "offered", "none",
-               "median ms"]
+               "resolved", "median ms"]
     rows = []
     for cat in [OVERALL] + [c for c in categories if c != SEPARATE] + ([SEPARATE] if SEPARATE in categories else []):
         for method, per in figures.items():
@@ -340,6 +360,7 @@ def render(figures: dict[str, dict[str, Any]], categories: list[str], *, has_tim
                          _cell(m.get("offered_median")),
                          (f"{_cell(m['absent_nothing'])} (max {m['absent_offered_max']})"
                           if m.get("absent_nothing") is not None else ""),
+                         _cell(m.get("resolved_semantic")) if method == "project-certified" else "",
                          f"{m['median_ms']:.2f}"])
     return render_table(headers, rows)
 
@@ -444,6 +465,9 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
                         help="run only this calendar's references (default every calendar's)")
     parser.add_argument("--live", action="store_true", help="also resolve through a real Radicale on loopback")
     parser.add_argument("--no-ranker", action="store_true", help="leave out the relevance model's runs")
+    parser.add_argument("--certified", type=float, metavar="THETA",
+                        help="also run the relevance model with its threshold THETA approved (project-certified): "
+                             "what it resolves on its own, and how often wrongly")
     parser.add_argument("--json", metavar="PATH", help="write the figures as JSON to PATH")
     parser.add_argument("--category", choices=retrieval.CATEGORIES, help="run only this category")
     parser.add_argument("--show-misses", action="store_true",
@@ -497,6 +521,9 @@ def main(argv: list[str] | None = None) -> int:
 
         model = RelevanceModel.load()
         runs["project-ranker"] = run_project(refs, calendars(), metas, semantic=encoder, ranker=model)
+        if args.certified is not None:
+            runs["project-certified"] = run_project(refs, calendars(), metas, semantic=encoder, ranker=model,
+                                                    policy=_Certified(model, encoder, args.certified))
         runs["project-ranker-words"] = run_project(refs, calendars(), metas, ranker=model)
     # The same pipeline with the signal off (RESOLVER["SEMANTIC"] = False): the lexical pool alone.
     runs["project-lexical"] = run_project(refs, calendars(), metas)
