@@ -29,6 +29,7 @@ and approved by staff lets its top candidate be the answer (invariant 4).
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -148,7 +149,7 @@ class PoolScore:
     none: float
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class RelevanceModel:
     """The shipped model: its name, its fingerprint and its two variants. Immutable, shared by threads."""
 
@@ -157,7 +158,7 @@ class RelevanceModel:
     variants: dict[str, Variant] = field(compare=False)
     trained: dict[str, Any] = field(default_factory=dict, compare=False)
     # The unit mean of the train split's reference vectors: the hubness feature's anchor (None: no hubness).
-    centroid: Any = field(default=None, compare=False)
+    centroid_values: tuple[float, ...] | None = field(default=None, compare=False, repr=False)
 
     def __hash__(self) -> int:
         return hash((self.name, self.digest))
@@ -180,16 +181,22 @@ class RelevanceModel:
             raise ModelFileError(f"relevance model {path} has no {WORDS!r} variant")
         centroid = raw.get("centroid")
         if centroid is not None:
-            import numpy
-
-            try:
-                centroid = numpy.asarray(centroid, dtype=numpy.float32)
-            except (TypeError, ValueError) as err:
-                raise ModelFileError(f"relevance model {path}: the centroid is not a vector") from err
-            if centroid.ndim != 1:
+            # Checked in plain Python: loading the model (a system check, a command's start) imports no numpy.
+            if not isinstance(centroid, list) or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                                         for v in centroid):
                 raise ModelFileError(f"relevance model {path}: the centroid is not a vector")
+            centroid = tuple(float(v) for v in centroid)
         return cls(name=str(raw["name"]), digest=hashlib.sha256(raw_bytes).hexdigest(), variants=variants,
-                   trained=dict(raw.get("trained", {})), centroid=centroid)
+                   trained=dict(raw.get("trained", {})), centroid_values=centroid)
+
+    @functools.cached_property
+    def centroid(self) -> Any:
+        """The centroid as a float32 vector (numpy, made on first use), or None."""
+        if self.centroid_values is None:
+            return None
+        import numpy
+
+        return numpy.asarray(self.centroid_values, dtype=numpy.float32)
 
     def scorer_name(self, encoder_name: str | None) -> str:
         """The name thresholds and provenance know this scorer by: the model and the encoder it reads."""
