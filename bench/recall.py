@@ -314,6 +314,8 @@ def metrics(results: list[Result], *, wrong_over: list[Result] | None = None) ->
                                   default=None),
         # Resolved on confidence (method semantic): the share of the references not resolved deterministically.
         "resolved_semantic": _share([r.method == "semantic" for r in wrong_over if r.method != "deterministic"]),
+        "semantic_resolved_n": sum(1 for r in wrong_over if r.method == "semantic" and r.status == "ok"),
+        "semantic_wrong_n": sum(1 for r in wrong_over if r.method == "semantic" and r.status == "ok" and r.wrong),
     }
 
 
@@ -555,6 +557,12 @@ def main(argv: list[str] | None = None) -> int:
             if breakdown:
                 report["absent_types"].setdefault(split, {})[method] = breakdown
                 write(render_absent(breakdown, method))
+    for split, figures in report["splits"].items():
+        certified = figures.get("project-certified", {}).get(OVERALL)
+        if certified and certified.get("semantic_resolved_n"):
+            write(f"{split}: resolved on confidence {certified['semantic_resolved_n']}, wrong "
+                  f"{certified['semantic_wrong_n']} (realised risk "
+                  f"{certified['semantic_wrong_n'] / certified['semantic_resolved_n']:.3f})")
     write(f"\nmemory pass: {memory_seconds:.1f} s for {len(refs)} references")
     write_report(args, runs, refs, titles, report, write)
     return 0
