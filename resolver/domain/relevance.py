@@ -340,8 +340,11 @@ def feature_matrix(lexical: Sequence[ScoredCandidate], extra: Sequence[Item], co
     columns["unmatched"] = numpy.array([c.unmatched if k < lex_n else 1.0 for k, c in enumerate(candidates)])
     columns["coverage"] = numpy.array([c.coverage for c in candidates], dtype=numpy.float64)
     columns["initialism"] = numpy.array([float(c.initialism) for c in candidates])
-    columns["lex_first"] = numpy.array([1.0 if k == 0 and lex_n else 0.0 for k in range(n)])
-    columns["lex_rank"] = numpy.log1p(numpy.array([k if k < lex_n else PREPOOL for k in range(n)], dtype=float))
+    # Ranks count the candidates strictly better: two items alike (a duplicate title) share every feature,
+    # so they are equally probable, a tie that is never resolved on confidence.
+    is_lexical = numpy.arange(n) < lex_n
+    columns["lex_first"] = (is_lexical & (scores >= best)).astype(numpy.float64)
+    columns["lex_rank"] = numpy.log1p(numpy.where(is_lexical, _strictly_above(scores[:lex_n], scores), PREPOOL))
     columns["lexical"] = numpy.array([1.0 if k < lex_n else 0.0 for k in range(n)])
     query = " ".join(tokens_of(match_key(context.text)))
     titles = [" ".join(c.item.title_tokens) for c in candidates]  # folded once per item (items.make_item)
@@ -354,14 +357,16 @@ def feature_matrix(lexical: Sequence[ScoredCandidate], extra: Sequence[Item], co
     else:
         columns["time_in_range"] = columns["time_outside"] = numpy.zeros(n)
     cos = numpy.array([context.cosines.get(c.item.item_id, 0.0) for c in candidates], dtype=numpy.float64)
-    rank = {item_id: k for k, item_id in enumerate(context.nearest)}
+    near = set(context.nearest)
+    near_cos = numpy.array([context.cosines.get(i, 0.0) for i in context.nearest], dtype=numpy.float64)
     columns["cosine"] = cos
     columns["cosine_gap"] = (max(context.cosines.values(), default=0.0) - cos) if context.with_signal \
         else numpy.zeros(n)
-    columns["cosine_rank"] = numpy.log1p(numpy.array([rank.get(c.item.item_id, PREPOOL + 1) for c in candidates],
-                                                     dtype=float)) if context.with_signal else numpy.zeros(n)
-    columns["nearest_first"] = numpy.array([1.0 if context.nearest and c.item.item_id == context.nearest[0]
-                                            else 0.0 for c in candidates])
+    is_near = numpy.array([c.item.item_id in near for c in candidates], dtype=bool)
+    columns["cosine_rank"] = (numpy.log1p(numpy.where(is_near, _strictly_above(near_cos, cos), PREPOOL + 1))
+                              if context.with_signal else numpy.zeros(n))
+    columns["nearest_first"] = ((is_near & (cos >= near_cos.max())).astype(numpy.float64) if len(near_cos)
+                                else numpy.zeros(n))
     columns["cosine_x_lex"] = cos * scores
     columns["unknown_words"] = numpy.full(n, context.unknown)
     columns["substitution"] = columns["unmatched"] * (1.0 - columns["coverage"])
@@ -369,6 +374,14 @@ def feature_matrix(lexical: Sequence[ScoredCandidate], extra: Sequence[Item], co
                                      dtype=numpy.float64)
     matrix = numpy.column_stack([columns[name] for name in features]) if n else numpy.zeros((0, len(features)))
     return candidates, matrix
+
+
+def _strictly_above(pool: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """For each value, how many of `pool` are strictly greater (a rank that equal values share)."""
+    import numpy
+
+    ordered = numpy.sort(pool)
+    return (len(ordered) - numpy.searchsorted(ordered, values, side="right")).astype(numpy.float64)
 
 
 def signal_cosines(text: str, index: TitleIndex, memo: MatchingMemo, encoder: Encoder,

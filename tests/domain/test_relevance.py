@@ -179,3 +179,16 @@ def test_relevance__the_shipped_model_loads_and_names_its_features():
     assert set(model.variants) == {relevance.SIGNAL, relevance.WORDS}
     assert all(set(v.features) <= set(relevance.FEATURES) for v in model.variants.values())
     assert 0.0 < model.variant(True).floor < 1.0
+
+
+def test_relevance__equal_items_share_their_ranks_so_they_tie(tmp_path):
+    """Two titles alike (a duplicate) at ranks 1 and 2 by words: the rank features count only better ones,
+    so a model that weighs ranks still gives them one probability (a tie, never resolved on confidence)."""
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps({"name": "ranks", "variants": {"words": {
+        "features": ["lex_rank", "lex_first", "lex_score"], "weights": [-3.0, 2.0, 1.0], "temperature": 1.0,
+        "floor": 0.0, "none": {"features": [], "weights": [], "bias": -3.0}}}}), encoding="utf-8")
+    model = RelevanceModel.load(path)
+    scored = model.rank(gathered(0.9, 0.9, 0.5), limit=19)
+    by_uid = dict(zip((c.item.uid for c in scored.candidates), scored.probabilities))
+    assert by_uid["t0"] == by_uid["t1"] > by_uid["t2"]
