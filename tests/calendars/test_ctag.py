@@ -1,0 +1,144 @@
+"""CS:getctag as a witness that nothing changed (reader._read_incremental), at a scripted server.
+
+The server's clock is frozen (tests/support/scripted_dav.py): every answer's
+Date is that clock, and `advance` moves it, so the 2 s racy rule is tested
+without waiting.
+"""
+from __future__ import annotations
+
+import logging
+from typing import Iterator
+
+import pytest
+
+from resolver.calendars.caldav import CalDAVCalendar, ReaderRegistry
+from resolver.domain import deadline
+from resolver.domain.items import Kind
+from tests.support.scripted_dav import PASSWORD, USER, ScriptedDAV, vtodo
+
+TITLES = {"a.ics": "Water the plants", "b.ics": "Book the dentist", "c.ics": "Renew library card"}
+
+
+def scripted(ctag: str) -> Iterator[ScriptedDAV]:
+    server = ScriptedDAV(token_property="uri", ctag=ctag, frozen_clock=True)
+    for n, (name, title) in enumerate(TITLES.items()):
+        server.put(name, vtodo(f"uid-{n}", title))
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def counter() -> Iterator[ScriptedDAV]:
+    yield from scripted("counter")
+
+
+@pytest.fixture
+def puts_only() -> Iterator[ScriptedDAV]:
+    yield from scripted("puts")
+
+
+@pytest.fixture
+def stuck() -> Iterator[ScriptedDAV]:
+    yield from scripted("stuck")
+
+
+class Client:
+    def __init__(self, server: ScriptedDAV) -> None:
+        self.server = server
+        self.registry = ReaderRegistry()
+        self.cal = CalDAVCalendar(url=server.url, username=USER, password=PASSWORD, timeout=5.0,
+                                  registry=self.registry)
+
+    @property
+    def reader(self):
+        return self.registry.get(self.cal.account)
+
+    def read(self) -> tuple[set[str], int]:
+        """The titles read, and how many sync-collection reports this read sent."""
+        before = len(self.server.reports("sync-collection"))
+        result = deadline.bounded(lambda: self.cal.fetch(kind=Kind.TASK, collection_ids=None))()
+        return {item.title for item in result.items}, len(self.server.reports("sync-collection")) - before
+
+    def trusted_warm(self) -> None:
+        """Read until an unchanged, settled ctag answers: the ctag seen moving with a change, then settled."""
+        self.read()  # cold
+        self.read()  # the ctag first seen
+        self.server.put("d.ics", vtodo("uid-d", "Call the plumber"))
+        assert self.read()[1] == 1  # moved with the change: the sync reads it
+        self.read()  # right after a change: straight to the sync
+        self.read()  # the ctag first seen again (racy: same second)
+        self.server.advance(3)
+        assert self.read()[1] == 1  # not yet settled when this state was read
+        assert self.reader.ctag_moved and self.reader.trusts_ctags
+
+
+def test_ctag__unchanged_and_settled_answers_from_the_memo(counter: ScriptedDAV) -> None:
+    client = Client(counter)
+    client.trusted_warm()
+    titles, sent = client.read()
+    assert sent == 0  # the ctag alone: no sync
+    assert titles == set(TITLES.values()) | {"Call the plumber"}
+    counter.put("e.ics", vtodo("uid-e", "Pay the rent"))
+    titles, sent = client.read()
+    assert sent == 1 and "Pay the rent" in titles  # the ctag moved: the sync reads the change
+
+
+def test_ctag__a_racy_ctag_is_not_believed(counter: ScriptedDAV) -> None:
+    client = Client(counter)
+    client.read()
+    client.read()
+    counter.put("d.ics", vtodo("uid-d", "Call the plumber"))
+    client.read()
+    client.read()
+    # The clock frozen: every ctag is listed in the second it first showed in.
+    for _ in range(3):
+        assert client.read()[1] == 1
+    assert client.reader.ctag_moved and client.reader.trusts_ctags
+
+
+def test_ctag__one_never_seen_moving_is_never_a_witness(stuck: ScriptedDAV) -> None:
+    client = Client(stuck)
+    client.read()
+    client.read()
+    stuck.advance(3)
+    client.read()
+    stuck.advance(3)
+    assert client.read()[1] == 1
+    stuck.put("d.ics", vtodo("uid-d", "Call the plumber"))
+    titles, sent = client.read()
+    assert sent == 1 and "Call the plumber" in titles
+
+
+def test_ctag__a_change_under_an_unmoved_ctag_ends_the_trust(puts_only: ScriptedDAV,
+                                                           caplog: pytest.LogCaptureFixture) -> None:
+    client = Client(puts_only)
+    client.trusted_warm()
+    puts_only.delete("a.ics")  # the ctag does not move on a DELETE here
+    _, sent = client.read()  # trusted: the ctag alone (the price of trusting it)
+    assert sent == 0
+    puts_only.put("e.ics", vtodo("uid-e", "Pay the rent"))  # moves it: the sync shows both
+    with caplog.at_level(logging.WARNING, logger="resolver.calendars"):
+        client.read()
+        client.read()  # after a change: straight to the sync
+        client.read()  # the ctag first seen
+        puts_only.delete("b.ics")
+        titles, sent = client.read()  # racy or not, the sync runs and lists the deletion
+    assert sent == 1 and "Book the dentist" not in titles
+    assert not client.reader.trusts_ctags
+    assert any("unchanged CS:getctag" in r.getMessage() for r in caplog.records)
+    puts_only.advance(3)
+    for _ in range(3):
+        assert client.read()[1] == 1  # never trusted again on this server
+
+
+def test_ctag__a_server_without_one_is_not_asked_again(counter: ScriptedDAV) -> None:
+    counter.ctag = None
+    client = Client(counter)
+    client.read()
+    client.read()
+    asked = len([r for r in counter.seen if r.method == "PROPFIND" and r.depth == "0"])
+    client.read()
+    assert len([r for r in counter.seen if r.method == "PROPFIND" and r.depth == "0"]) == asked
+    assert not client.reader.ctag_property
