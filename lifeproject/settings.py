@@ -38,6 +38,8 @@ env = environ.Env(
     RESOLVER_SEMANTIC=(bool, True),
     RESOLVER_GLOSSARY_DIR=(str, "/usr/share/dictd"),
     RESOLVER_CALDAV_SYNC=(str, "auto"),
+    RESOLVER_CALDAV_SHARED_READS=(bool, True),
+    RESOLVER_CALDAV_CTAG=(bool, True),
     RESOLVER_PARSE_CACHE_ITEMS=(int, 100_000),
     RESOLVER_MAX_RESPONSE_BYTES=(int, 64 * 1024 * 1024),
     RESOLVER_MAX_RESOURCE_BYTES=(int, 1024 * 1024),
@@ -260,6 +262,8 @@ RESOLVER = {
     "SEMANTIC": env("RESOLVER_SEMANTIC"),
     "GLOSSARY_DIR": env("RESOLVER_GLOSSARY_DIR"),
     "CALDAV_SYNC": env("RESOLVER_CALDAV_SYNC"),
+    "CALDAV_SHARED_READS": env("RESOLVER_CALDAV_SHARED_READS"),
+    "CALDAV_CTAG": env("RESOLVER_CALDAV_CTAG"),
     # A process that resolves once (manage.py resolve) has no later request for a memo or a
     # sync token to serve: 0 makes its read one calendar-query per collection, for the kind only,
     # instead of an initial sync-collection that brings both kinds (docs/performance.md).

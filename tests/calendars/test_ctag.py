@@ -62,16 +62,23 @@ class Client:
         return {item.title for item in result.items}, len(self.server.reports("sync-collection")) - before
 
     def trusted_warm(self) -> None:
-        """Read until an unchanged, settled ctag answers: the ctag seen moving with a change, then settled."""
+        """Read until an unchanged, settled ctag answers: seen moving with a PUT and a DELETE, then settled."""
         self.read()  # cold
         self.read()  # the ctag first seen
         self.server.put("d.ics", vtodo("uid-d", "Call the plumber"))
         assert self.read()[1] == 1  # moved with the change: the sync reads it
         self.read()  # right after a change: straight to the sync
         self.read()  # the ctag first seen again (racy: same second)
+        self.server.delete("c.ics")
+        assert self.read()[1] == 1
+        self.read()
+        self.read()
         self.server.advance(3)
         assert self.read()[1] == 1  # not yet settled when this state was read
-        assert self.reader.ctag_moved and self.reader.trusts_ctags
+        assert self.reader.ctag_moved == {"update", "delete"}
+
+
+WARM_TITLES = {"Water the plants", "Book the dentist", "Call the plumber"}
 
 
 def test_ctag__unchanged_and_settled_answers_from_the_memo(counter: ScriptedDAV) -> None:
@@ -79,7 +86,7 @@ def test_ctag__unchanged_and_settled_answers_from_the_memo(counter: ScriptedDAV)
     client.trusted_warm()
     titles, sent = client.read()
     assert sent == 0  # the ctag alone: no sync
-    assert titles == set(TITLES.values()) | {"Call the plumber"}
+    assert titles == WARM_TITLES
     counter.put("e.ics", vtodo("uid-e", "Pay the rent"))
     titles, sent = client.read()
     assert sent == 1 and "Pay the rent" in titles  # the ctag moved: the sync reads the change
@@ -95,7 +102,7 @@ def test_ctag__a_racy_ctag_is_not_believed(counter: ScriptedDAV) -> None:
     # The clock frozen: every ctag is listed in the second it first showed in.
     for _ in range(3):
         assert client.read()[1] == 1
-    assert client.reader.ctag_moved and client.reader.trusts_ctags
+    assert client.reader.ctag_moved == {"update"} and client.reader.trusts_ctags
 
 
 def test_ctag__one_never_seen_moving_is_never_a_witness(stuck: ScriptedDAV) -> None:
@@ -114,23 +121,36 @@ def test_ctag__one_never_seen_moving_is_never_a_witness(stuck: ScriptedDAV) -> N
 def test_ctag__a_change_under_an_unmoved_ctag_ends_the_trust(puts_only: ScriptedDAV,
                                                            caplog: pytest.LogCaptureFixture) -> None:
     client = Client(puts_only)
-    client.trusted_warm()
-    puts_only.delete("a.ics")  # the ctag does not move on a DELETE here
-    _, sent = client.read()  # trusted: the ctag alone (the price of trusting it)
-    assert sent == 0
-    puts_only.put("e.ics", vtodo("uid-e", "Pay the rent"))  # moves it: the sync shows both
+    client.read()
+    client.read()  # the ctag first seen
+    puts_only.put("d.ics", vtodo("uid-d", "Call the plumber"))
+    client.read()  # it moved with the PUT
+    client.read()
+    client.read()  # first seen again
+    assert client.reader.ctag_moved == {"update"} and client.reader.trusts_ctags
+    puts_only.delete("c.ics")  # the ctag does not move on a DELETE here
     with caplog.at_level(logging.WARNING, logger="resolver.calendars"):
-        client.read()
-        client.read()  # after a change: straight to the sync
-        client.read()  # the ctag first seen
-        puts_only.delete("b.ics")
-        titles, sent = client.read()  # racy or not, the sync runs and lists the deletion
-    assert sent == 1 and "Book the dentist" not in titles
+        titles, sent = client.read()  # not a witness yet: the sync runs and lists the deletion
+    assert sent == 1 and titles == WARM_TITLES
     assert not client.reader.trusts_ctags
     assert any("unchanged CS:getctag" in r.getMessage() for r in caplog.records)
     puts_only.advance(3)
     for _ in range(3):
         assert client.read()[1] == 1  # never trusted again on this server
+
+
+def test_ctag__moving_with_one_kind_of_change_only_is_not_enough(counter: ScriptedDAV) -> None:
+    client = Client(counter)
+    client.read()
+    client.read()
+    counter.put("d.ics", vtodo("uid-d", "Call the plumber"))
+    client.read()
+    client.read()
+    client.read()
+    counter.advance(3)
+    client.read()
+    assert client.reader.ctag_moved == {"update"}
+    assert client.read()[1] == 1  # settled, unchanged, but no DELETE seen moving it yet
 
 
 def test_ctag__a_server_without_one_is_not_asked_again(counter: ScriptedDAV) -> None:

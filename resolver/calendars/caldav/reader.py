@@ -63,6 +63,8 @@ MAX_READERS = 10_000
 MAX_ALIASES = 10_000
 # A ctag is a short tag (a number, a hash, a URI); longer text is not one.
 MAX_CTAG_CHARS = 1024
+# The kinds of change a server's ctag must have been seen moving with before it is a witness.
+CTAG_EVIDENCE = frozenset({"update", "delete"})
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,10 @@ class ReadOptions:
     event_time_range: bool = True
     sync: str = "auto"
     incremental: bool = True
+    # Concurrent fetches share one read (flight.py); False: each reads for itself.
+    shared: bool = True
+    # An unchanged, settled CS:getctag may stand for the collection (_read_incremental).
+    ctag: bool = True
     limits: Limits = Limits()
     filter_retry_seconds: float = 3600.0
 
@@ -99,8 +105,10 @@ class _Pass:
     # False when the sync state may have lost a member (a listed href the
     # server did not find): not kept, the next request reads afresh.
     keep: bool = True
-    # The server showed a change since the last state (a new, changed or deleted member).
+    # The server showed a change since the last state (a new, changed or deleted member),
+    # and of which kinds: "update" (a new or changed member), "delete".
     moved: bool = False
+    changes: set[str] = field(default_factory=set)
 
 
 @dataclass(frozen=True)
@@ -153,9 +161,10 @@ class CalDAVReader:
         self.trusts_ctags = True
         # False once this server answered no getctag: not asked again.
         self.ctag_property = True
-        # True once a change was read under a ctag that moved: before, nothing
-        # says this server's ctag moves at all (one that never does is never a witness).
-        self.ctag_moved = False
+        # The kinds of change ("update", "delete") read under a ctag that moved:
+        # until both, nothing says this server's ctag moves with every change
+        # (SOGo 5.8's moves on a DELETE, not on a PUT; one that never moves is never a witness).
+        self.ctag_moved: set[str] = set()
         # Concurrent fetches of the same collections share one read (flight.py).
         self.flights = Flights(pool)
         self._home: str | None = None
@@ -221,9 +230,11 @@ class CalDAVReader:
             return self._fetch_full(kind=kind, collection_ids=collection_ids, now=now, tz=tz, options=options)
         self._limits_are(options.limits)
         wanted_ids = tuple(dict.fromkeys(collection_ids)) if collection_ids else None
-        shared = self.flights.join((kind.value, wanted_ids, options),
-                                   lambda: self._shared_read(kind=kind, collection_ids=wanted_ids, options=options),
-                                   where=repr(self))
+        def read() -> _Read:
+            return self._shared_read(kind=kind, collection_ids=wanted_ids, options=options)
+
+        shared = self.flights.join((kind.value, wanted_ids, options), read, where=repr(self)) \
+            if options.shared else read()
         window = Window(start=now, end=now + timedelta(days=options.horizon_days))
         items: list[Item] = []
         skipped: list[SkippedResource] = list(shared.skipped)
@@ -340,9 +351,9 @@ class CalDAVReader:
         state = self.states.get(key)
         read = None
         ctag = served = None
-        if state is not None and self.trusts_ctags and self.ctag_property and not state.moved:
+        if state is not None and options.ctag and self.trusts_ctags and self.ctag_property and not state.moved:
             ctag, served = self._ctag(transport, path)
-            if ctag is not None and ctag == state.ctag and state.ctag_settled and self.ctag_moved:
+            if ctag is not None and ctag == state.ctag and state.ctag_settled and self.ctag_moved >= CTAG_EVIDENCE:
                 # Unchanged since these members were read, and not racy: the memo answers.
                 read = _Pass(members=dict(state.members), token=state.token, stamps=dict(state.stamps))
         if read is not None:
@@ -366,12 +377,14 @@ class CalDAVReader:
         resources = self._sorted(transport, path, read, kind=kind, window=window, limits=options.limits)
         if state is not None and any(r.href not in state.members for r in resources):
             read.moved = True  # a new member of the kind (a listing names both kinds: only now known)
+            read.changes.add("update")
         if ctag is not None and read.moved and state is not None and state.ctag is not None:
             if ctag == state.ctag:
                 self._ctag_contradicted(transport, path, ctag)
                 ctag = None  # this state is newer than the ctag: not stored with it
-            else:
-                self.ctag_moved = True
+            elif len(read.changes) == 1:
+                # Moved with one kind of change only: evidence for that kind.
+                self.ctag_moved |= read.changes
         if read.keep:
             kept = {r.href: read.stamps[r.href] for r in resources if r.href in read.stamps}
             self.states.put(key, SyncState.of(read.token, {r.href: r.etag for r in resources if r.etag}, kept,
@@ -462,12 +475,16 @@ class CalDAVReader:
         read = _Pass(members=dict(state.members), token=delta.token)
         for href in delta.deleted:
             gone = read.members.pop(href, None)
-            read.moved = read.moved or gone is not None
+            if gone is not None:
+                read.moved = True
+                read.changes.add("delete")
             self._bury(path, href, gone)
         for href, etag in delta.updates.items():
             old = read.members.get(href)
             # SOGo lists again what changed in the token's second: only a new href or ETag is a change.
-            read.moved = read.moved or old != etag
+            if old != etag:
+                read.moved = True
+                read.changes.add("update")
             if old is not None and old != etag:
                 self._forget(href, old)
             read.members[href] = etag
@@ -493,9 +510,11 @@ class CalDAVReader:
             if now is None:
                 self._bury(path, href, etag)
                 read.moved = True
+                read.changes.add("delete")
             elif now != etag:
                 self._forget(href, etag)
                 read.moved = True
+                read.changes.add("update")
             elif stamps.doubted(state.stamps.get(href), read.stamps.get(href)):
                 read.recheck.add(href)
         return read
