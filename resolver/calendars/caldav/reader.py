@@ -10,8 +10,8 @@ alias; `drop(account)` forgets one, `clear()` all. The readers of a registry
 share one `caches.Budget` per cache, so RESOLVER_PARSE_CACHE_ITEMS bounds the
 memoised resources of all accounts together.
 
-Reading (every request reads the server, but only what changed is downloaded
-and parsed, with the memo on):
+Reading (every request is answered from a read of the server made after it
+arrived, but only what changed is downloaded and parsed, with the memo on):
 
 - the first request for a collection and kind asks for its DAV:sync-token
   property, then sends the kind's calendar-query with the data (sync.py,
@@ -19,10 +19,18 @@ and parsed, with the memo on):
   initial sync-collection instead, and one without sync a calendar-query;
 - later requests send one sync-collection from the token; resources whose
   (href, ETag) is not in the memo come with one calendar-multiget (etags.py);
+  before it, the collection's CS:getctag: unchanged and settled (2 s after
+  it first showed, by the answers' Date), on a server whose ctag has been
+  seen moving with a PUT and a DELETE and never stayed while a change was
+  read, it answers from the memo with no sync (`_read_incremental`);
 - a token the server refuses, or any other unexpected sync answer, falls back
   to a fresh initial read within the same request; a server without sync gets
   an etag-only calendar-query plus a multiget for the new ETags;
 - with the memo off, every request is a full read (full.py).
+
+Concurrent fetches of the same collections share one read (flight.py): the
+server's side runs once on a read thread (`_shared_read`), and each request
+builds its own window's items from it in its own thread.
 
 Liveness is decided from the facts for this request's window every time.
 """
@@ -744,9 +752,13 @@ class ReaderRegistry:
         return self._readers.values()
 
     def clear(self) -> None:
-        """Forget every reader (what a new process starts with)."""
+        """Forget every reader (what a new process starts with), and let the read threads go.
+
+        A read in flight finishes on its thread; a later one starts a new pool.
+        """
         for _, reader in self._readers.clear():
             reader.forget()
+        self.pool.shutdown()
 
     def __len__(self) -> int:
         return len(self._readers)
