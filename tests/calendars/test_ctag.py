@@ -53,10 +53,13 @@ class Client:
 
     @property
     def reader(self):
-        return self.registry.get(self.cal.account)
+        reader = self.registry.get(self.cal.account)
+        reader.ctag_ask_seconds = 0.0  # asked on every read: the steps below are the reads
+        return reader
 
     def read(self) -> tuple[set[str], int]:
         """The titles read, and how many sync-collection reports this read sent."""
+        self.reader  # noqa: B018 - made, and set to ask the ctag every time
         before = len(self.server.reports("sync-collection"))
         result = deadline.bounded(lambda: self.cal.fetch(kind=Kind.TASK, collection_ids=None))()
         return {item.title for item in result.items}, len(self.server.reports("sync-collection")) - before
@@ -162,3 +165,16 @@ def test_ctag__a_server_without_one_is_not_asked_again(counter: ScriptedDAV) -> 
     client.read()
     assert len([r for r in counter.seen if r.method == "PROPFIND" and r.depth == "0"]) == asked
     assert not client.reader.ctag_property
+
+
+def test_ctag__not_yet_a_witness_it_is_asked_now_and_then_only(counter: ScriptedDAV) -> None:
+    """Before it can answer, a ctag is only paid for: asked once, then not for ctag_ask_seconds."""
+    registry = ReaderRegistry()
+    cal = CalDAVCalendar(url=counter.url, username=USER, password=PASSWORD, timeout=5.0, registry=registry)
+    for _ in range(4):
+        deadline.bounded(lambda: cal.fetch(kind=Kind.TASK, collection_ids=None))()
+    asked = [r for r in counter.seen if r.method == "PROPFIND" and r.depth == "0" and r.path.endswith("/work/")]
+    # The cold read's token property, then one ctag in the three warm reads.
+    assert len(asked) == 2
+    state = registry.get(cal.account).states.items()[0][1]
+    assert state.ctag is not None  # kept across the reads that did not ask it (nothing changed)

@@ -189,6 +189,9 @@ class SyncState:
     ctag: str | None = None
     ctag_since: str | None = None
     ctag_settled: bool = False
+    # When the ctag was last asked (time.monotonic()): until it is a witness,
+    # it is asked at most every reader.ctag_ask_seconds.
+    ctag_asked: float | None = None
     # The read that made this state found a change: the next one goes straight
     # to the sync (a ctag would only be paid for, reader._read_incremental).
     moved: bool = False

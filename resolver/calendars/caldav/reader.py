@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone, tzinfo
 from typing import Any, Mapping, Sequence
@@ -71,6 +72,8 @@ MAX_READERS = 10_000
 MAX_ALIASES = 10_000
 # A ctag is a short tag (a number, a hash, a URI); longer text is not one.
 MAX_CTAG_CHARS = 1024
+# Seconds between two asks of a ctag that is not yet a witness (CalDAVReader._asks_ctag).
+CTAG_ASK_SECONDS = 10.0
 # The kinds of change a server's ctag must have been seen moving with before it is a witness.
 CTAG_EVIDENCE = frozenset({"update", "delete"})
 
@@ -169,6 +172,8 @@ class CalDAVReader:
         self.trusts_ctags = True
         # False once this server answered no getctag: not asked again.
         self.ctag_property = True
+        # Until the ctag is a witness, it is asked at most this often per collection and kind.
+        self.ctag_ask_seconds = CTAG_ASK_SECONDS
         # The kinds of change ("update", "delete") read under a ctag that moved:
         # until both, nothing says this server's ctag moves with every change
         # (SOGo 5.8's moves on a DELETE, not on a PUT; one that never moves is never a witness).
@@ -359,9 +364,9 @@ class CalDAVReader:
         state = self.states.get(key)
         read = None
         ctag = served = None
-        if state is not None and options.ctag and self.trusts_ctags and self.ctag_property and not state.moved:
+        if state is not None and self._asks_ctag(state, options):
             ctag, served = self._ctag(transport, path)
-            if ctag is not None and ctag == state.ctag and state.ctag_settled and self.ctag_moved >= CTAG_EVIDENCE:
+            if ctag is not None and ctag == state.ctag and self._witness(state):
                 # Unchanged since these members were read, and not racy: the memo answers.
                 read = _Pass(members=dict(state.members), token=state.token, stamps=dict(state.stamps))
         if read is not None:
@@ -396,7 +401,7 @@ class CalDAVReader:
         if read.keep:
             kept = {r.href: read.stamps[r.href] for r in resources if r.href in read.stamps}
             self.states.put(key, SyncState.of(read.token, {r.href: r.etag for r in resources if r.etag}, kept,
-                                              moved=read.moved, **self._ctag_fields(state, ctag, served)))
+                                              moved=read.moved, **self._ctag_fields(state, ctag, served, read)))
         else:
             self.states.drop(key)
         return resources + read.odd
@@ -428,12 +433,40 @@ class CalDAVReader:
         self.ctag_property = False
         return None, None
 
-    def _ctag_fields(self, state: SyncState | None, ctag: str | None, served: str | None) -> dict[str, Any]:
-        """What the new state remembers of the ctag listed before it was read (caches.SyncState)."""
+    def _witness(self, state: SyncState) -> bool:
+        """Whether an unchanged ctag stands for this state's members (module docstring)."""
+        return (state.ctag is not None and state.ctag_settled and self.trusts_ctags
+                and self.ctag_moved >= CTAG_EVIDENCE)
+
+    def _asks_ctag(self, state: SyncState, options: ReadOptions) -> bool:
+        """Ask the ctag before the sync? Always where it is a witness; else at most every ctag_ask_seconds.
+
+        Until it is a witness the ctag is only paid for (on Radicale it costs
+        about what the sync report does), so it is asked now and then: enough
+        to see it move with changes and to settle, not on every request.
+        """
+        if not (options.ctag and self.trusts_ctags and self.ctag_property) or state.moved:
+            return False
+        if self._witness(state) or state.ctag_asked is None:
+            return True
+        return time.monotonic() - state.ctag_asked >= self.ctag_ask_seconds
+
+    def _ctag_fields(self, state: SyncState | None, ctag: str | None, served: str | None,
+                     read: _Pass) -> dict[str, Any]:
+        """What the new state remembers of the ctag (caches.SyncState).
+
+        Asked now: that value, since when it shows, and whether these members
+        were read 2 s after. Not asked: what the last state had, while nothing
+        changed since (the members it stands for are the same); else nothing.
+        """
         if ctag is None or served is None:
-            return {}
+            if state is None or read.moved or state.ctag is None:
+                return {"ctag_asked": state.ctag_asked if state is not None else None}
+            return {"ctag": state.ctag, "ctag_since": state.ctag_since, "ctag_settled": state.ctag_settled,
+                    "ctag_asked": state.ctag_asked}
         since = state.ctag_since if state is not None and state.ctag == ctag and state.ctag_since else served
-        return {"ctag": ctag, "ctag_since": since, "ctag_settled": stamps.apart(since, served)}
+        return {"ctag": ctag, "ctag_since": since, "ctag_settled": stamps.apart(since, served),
+                "ctag_asked": time.monotonic()}
 
     def _ctag_contradicted(self, transport: Transport, path: str, ctag: str) -> None:
         """A change was read under an unchanged ctag: asked once more, and if still unmoved, ctags are not trusted.
