@@ -462,9 +462,8 @@ class Churner:
 
 
 def settle(resolve: Any, churner: Churner) -> Any:
-    """Bring the reader to a settled ctag witness (issue 39), untimed: seen moving with a DELETE, 2 s passed.
-
-    The churn read before has seen it move with PUTs. Returns the deleted resource, to put back.
+    """Bring the reader to a settled ctag witness (issue 39), untimed: seen moving with a PUT and a DELETE,
+    then 2 s passed. Returns the deleted resource, to put back.
     The ctag is asked on every read here (not every 10 s until it is a witness): these reads are the steps.
     """
     from resolver.calendars.caldav import readers
@@ -473,6 +472,10 @@ def settle(resolve: Any, churner: Churner) -> Any:
         reader.ctag_ask_seconds = 0.0
     resolve()  # right after a change: the sync alone
     resolve()  # the ctag first seen
+    churner.churn(0.0)  # one PUT
+    resolve()  # moved with the PUT
+    resolve()
+    resolve()  # first seen again
     removed = churner.remove_one()
     resolve()  # moved with the DELETE
     resolve()
