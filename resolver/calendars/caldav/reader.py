@@ -176,7 +176,7 @@ class CalDAVReader:
         self.ctag_ask_seconds = CTAG_ASK_SECONDS
         # The kinds of change ("update", "delete") read under a ctag that moved:
         # until both, nothing says this server's ctag moves with every change
-        # (SOGo 5.8's moves on a DELETE, not on a PUT; one that never moves is never a witness).
+        # (SOGo 5.8's did not move on PUTs in docs/servers.md's probe; one that never moves is never a witness).
         self.ctag_moved: set[str] = set()
         # Concurrent fetches of the same collections share one read (flight.py).
         self.flights = Flights(pool)
@@ -198,6 +198,7 @@ class CalDAVReader:
         self.filter_memory.clear()
         self.tombstones.clear()
         self.aliases.clear()
+        self.trusts_ctags, self.ctag_property, self.ctag_moved = True, True, set()
         self._home = None
         self.client.close()
 
