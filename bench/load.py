@@ -21,6 +21,25 @@ deadline for the whole run, and every process it starts is stopped at the end.
    aside (and the clarification link, which signs the request ID).
 
 Prints throughput, latency percentiles and error counts; writes bench/out/load-<time>.json.
+
+`--bursts` (issue 39: agents call tools in parallel) measures parallel calls on
+the ASGI site, `gunicorn lifeproject.asgi:application` (uvicorn workers), with
+per-user accounts: the agent's account is the 1,000-task one, and `--accounts`
+more people each hold `--account-items` tasks (bench/accounts.py's calendars).
+Two sites run side by side on the same Radicale and database, "before"
+(RESOLVER_CALDAV_SHARED_READS and RESOLVER_CALDAV_CTAG off: every request
+reads for itself) and "after" (the defaults), and every measurement alternates
+between them, so a machine shared with other work loads both alike:
+
+1. one account, `--workers 1` sites (bin/run's shape, one uvicorn worker): a
+   call alone, then bursts of 4, 8 and 16 calls at once; the figure is the
+   burst's wall time against the call alone (medians over `--rounds`);
+2. the load: `--load-workers` (4) worker sites, bursts of `--burst` (8) calls
+   at once, from one account (a person picked in turn) and from many (eight
+   people), `--load-bursts` of each; throughput and p50/p95.
+
+Every envelope must equal the one a call alone got (request_id, read_at and
+the signed link aside).
 """
 from __future__ import annotations
 
@@ -99,7 +118,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--before-requests", type=int, default=0,
                         help="First, this many requests with the parse memo off (the full read of before).")
     parser.add_argument("--out", type=Path, default=None, help="JSON output path.")
+    parser.add_argument("--bursts", action="store_true", help="Parallel calls, before and after issue 39.")
+    parser.add_argument("--accounts", type=int, default=50, help="--bursts: people besides the agent.")
+    parser.add_argument("--account-items", type=int, default=200, help="--bursts: tasks per person.")
+    parser.add_argument("--rounds", type=int, default=5, help="--bursts: rounds of the one-account bursts.")
+    parser.add_argument("--burst", type=int, default=8, help="--bursts: calls per burst in the load.")
+    parser.add_argument("--load-bursts", type=int, default=30, help="--bursts: bursts of each pattern per site.")
+    parser.add_argument("--load-workers", type=int, default=4, help="--bursts: workers of the load's sites.")
     args = parser.parse_args(argv)
+    if args.bursts:
+        return bursts_main(args)
 
     workdir = Path(tempfile.mkdtemp(prefix="bench-load-"))
     report: dict[str, Any] = {
@@ -245,6 +273,211 @@ def run(url: str, token: str, args: argparse.Namespace, count: int) -> dict[str,
         "http_statuses": {str(s): sum(1 for r in answered if r["status"] == s)
                           for s in sorted({r["status"] for r in answered})},
     }
+
+
+# -- issue 39: parallel calls --------------------------------------------------------
+
+BEFORE_39 = {"RESOLVER_CALDAV_SHARED_READS": "False", "RESOLVER_CALDAV_CTAG": "False"}
+ASGI_APP = "lifeproject.asgi:application"
+
+SEED_PEOPLE = """
+import json
+from django.contrib.auth import get_user_model
+from rest_framework.authtoken.models import Token
+from resolver import accounts
+spec = json.loads(open({spec!r}).read())
+tokens = []
+for name, url, username, password in spec:
+    user = get_user_model().objects.create_user(name)
+    accounts.add_account(user=user, url=url, username=username, password=password, label="Home")
+    tokens.append(Token.objects.create(user=user).key)
+print(json.dumps(tokens))
+"""
+
+
+def bursts_main(args: argparse.Namespace) -> int:
+    from passlib.hash import sha512_crypt
+
+    from bench.accounts import person_calendar
+
+    workdir = Path(tempfile.mkdtemp(prefix="bench-bursts-"))
+    report: dict[str, Any] = {
+        "benchmark": "load --bursts", "when": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "machine": {"cpus": os.cpu_count(), "load_average_start": os.getloadavg()},
+        "config": {k: getattr(args, k) for k in ("items", "accounts", "account_items", "rounds", "burst",
+                                                 "load_bursts", "load_workers")},
+    }
+    with ExitStack() as stack:
+        stack.callback(shutil.rmtree, workdir, True)
+        print(f"seeding a Radicale with N={args.items} and {args.accounts} people ...", file=sys.stderr, flush=True)
+        radicale = launch_radicale(args.items)
+        stack.callback(radicale.stop)
+        now = datetime.now(timezone.utc).replace(minute=0, second=0, microsecond=0)
+        people = [(f"person{i:02d}", f"radicale password {i} {secrets.token_hex(6)}") for i in range(args.accounts)]
+        with (radicale.root / "users").open("a", encoding="utf-8") as users:
+            for name, password in people:
+                users.write(f"{name}:{sha512_crypt.using(rounds=5000).hash(password)}\n")
+        for index, (name, password) in enumerate(people):
+            corpus.upload(radicale.url, name, password,
+                          corpus.Corpus(calendars=person_calendar(index, args.account_items, now), counts={}))
+        env = servers.base_env(
+            DATABASE_URL=f"sqlite:///{workdir / 'db.sqlite3'}", CACHE_URL=f"filecache://{workdir / 'cache'}",
+            CALDAV_URL=radicale.url, CALDAV_USERNAME=radicale.username, CALDAV_PASSWORD=radicale.password,
+            CALDAV_TIMEOUT="60", STATIC_ROOT=str(workdir / "static"),
+            RESOLVER_ACCOUNT_BACKEND="resolver.accounts.PerUserAccounts",
+            RESOLVER_ACCOUNT_ALLOW_PRIVATE_ADDRESSES="True", RESOLVER_RESOLUTION_BUDGET_SECONDS="120",
+            **PRODUCTION_ENV,
+        )
+        migrate = servers.manage(env, "migrate", "--noinput", "-v", "0")
+        if migrate.returncode != 0:
+            raise SystemExit(migrate.stderr)
+        spec = [("load-agent", radicale.url, radicale.username, radicale.password)]
+        spec += [(f"load-{name}", radicale.url, name, password) for name, password in people]
+        spec_file = workdir / "people.json"
+        spec_file.write_text(json.dumps(spec), encoding="utf-8")
+        agent, *others = json.loads(servers.run_python(env, SEED_PEOPLE.format(spec=str(spec_file)),
+                                                       timeout=600).strip().splitlines()[-1])
+
+        def pair(workers: int, tag: str) -> dict[str, Any]:
+            sites = {}
+            for label, extra in (("before", BEFORE_39), ("after", {})):
+                site = servers.start_gunicorn({**env, **extra}, workers=workers, app=ASGI_APP,
+                                              log_dir=workdir / f"{tag}-{label}")
+                stack.callback(site.stop)
+                sites[label] = site
+            return sites
+
+        body = {"text": corpus.EXACT_TASK, "kind": "task"}
+        print("one account, one worker: alone and bursts ...", file=sys.stderr, flush=True)
+        sites = pair(1, "one")
+        report["one_account"] = one_account_bursts(sites, agent, body, args.rounds)
+        for site in sites.values():
+            site.stop()
+        print(f"load: {args.load_workers} workers, bursts of {args.burst} ...", file=sys.stderr, flush=True)
+        sites = pair(args.load_workers, "load")
+        report["load"] = load_bursts(sites, [agent, *others], body, args)
+        report["machine"]["load_average_end"] = os.getloadavg()
+
+    print(render_bursts(report))
+    OUT_DIR.mkdir(parents=True, exist_ok=True)
+    out = args.out or OUT_DIR / f"load-bursts-{datetime.now().strftime('%Y%m%d-%H%M%S')}.json"
+    out.write_text(json.dumps(report, indent=2, sort_keys=True), encoding="utf-8")
+    print(f"\nwritten: {out.name}")
+    ok = all(r["errors"] == 0 and r["mismatches"] == 0 for r in report["load"].values())
+    return 0 if ok and report["one_account"]["errors"] == 0 else 1
+
+
+def _poster(url: str) -> Any:
+    local = threading.local()
+
+    def post(token: str, body: dict[str, Any]) -> tuple[int, dict[str, Any], float]:
+        if not hasattr(local, "session"):
+            local.session = requests.Session()
+        started = time.perf_counter()
+        response = local.session.post(f"{url}/v1/resolve", json=body, timeout=180,
+                                      headers={"Authorization": f"Token {token}", "X-Forwarded-Proto": "https"})
+        return response.status_code, response.json(), (time.perf_counter() - started) * 1000
+
+    return post
+
+
+def _burst(post: Any, calls: list[tuple[str, dict[str, Any]]]) -> tuple[float, list[Any]]:
+    """The calls sent at once (a barrier); the burst's wall time (ms) and each answer or error."""
+    gate = threading.Barrier(len(calls))
+
+    def one(call: tuple[str, dict[str, Any]]) -> Any:
+        gate.wait()
+        try:
+            return post(*call)
+        except Exception as err:  # counted
+            return err
+
+    started = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=len(calls)) as pool:
+        answers = list(pool.map(one, calls))
+    return (time.perf_counter() - started) * 1000, answers
+
+
+def one_account_bursts(sites: dict[str, Any], token: str, body: dict[str, Any], rounds: int) -> dict[str, Any]:
+    posts = {label: _poster(site.url) for label, site in sites.items()}
+    expected = {}
+    for label, post in posts.items():
+        for _ in range(3):  # the cold read, then warm ones
+            status, envelope, _ms = post(token, body)
+        expected[label] = (status, strip(envelope))
+        time.sleep(2.2)  # past the 2 s racy window of a first-seen ctag
+        post(token, body)
+    sizes = (1, 4, 8, 16)
+    samples: dict[str, dict[int, list[float]]] = {label: {n: [] for n in sizes} for label in posts}
+    errors = mismatches = 0
+    for rnd in range(rounds):
+        for n in sizes:
+            order = list(posts) if rnd % 2 == 0 else list(reversed(posts))
+            for label in order:
+                ms, answers = _burst(posts[label], [(token, body)] * n)
+                samples[label][n].append(ms)
+                for answer in answers:
+                    if isinstance(answer, Exception) or answer[0] >= 500:
+                        errors += 1
+                    elif (answer[0], strip(answer[1])) != expected[label]:
+                        mismatches += 1
+    result: dict[str, Any] = {"errors": errors, "mismatches": mismatches, "samples_ms": samples}
+    for label in posts:
+        alone = statistics.median(samples[label][1])
+        result[label] = {n: {"median_ms": round(statistics.median(samples[label][n]), 1),
+                             "x_alone": round(statistics.median(samples[label][n]) / alone, 2)} for n in sizes}
+    return result
+
+
+def load_bursts(sites: dict[str, Any], tokens: list[str], body: dict[str, Any],
+                args: argparse.Namespace) -> dict[str, Any]:
+    posts = {label: _poster(site.url) for label, site in sites.items()}
+    expected: dict[tuple[str, str], tuple[int, dict[str, Any]]] = {}
+    for label, post in posts.items():
+        # Each person's answer alone; also each worker's first read of them (several workers: a few passes).
+        for token in tokens:
+            status, envelope, _ms = post(token, body)
+            expected[(label, token)] = (status, strip(envelope))
+    rng = random.Random(39)
+    plans = {"one account": [[tokens[i % len(tokens)]] * args.burst for i in range(args.load_bursts)],
+             "many accounts": [rng.sample(tokens, args.burst) for _ in range(args.load_bursts)]}
+    figures: dict[str, Any] = {}
+    for pattern, plan in plans.items():
+        for label in posts:
+            figures[f"{pattern}, {label}"] = {"latencies": [], "wall": 0.0, "errors": 0, "mismatches": 0}
+        for i, burst in enumerate(plan):
+            order = list(posts) if i % 2 == 0 else list(reversed(posts))
+            for label in order:
+                entry = figures[f"{pattern}, {label}"]
+                ms, answers = _burst(posts[label], [(token, body) for token in burst])
+                entry["wall"] += ms / 1000
+                for token, answer in zip(burst, answers):
+                    if isinstance(answer, Exception) or answer[0] >= 500:
+                        entry["errors"] += 1
+                        continue
+                    entry["latencies"].append(answer[2])
+                    if (answer[0], strip(answer[1])) != expected[(label, token)]:
+                        entry["mismatches"] += 1
+    out = {}
+    for key, entry in figures.items():
+        lat = sorted(entry["latencies"])
+        out[key] = {"calls": len(lat) + entry["errors"], "throughput_rps": round(len(lat) / entry["wall"], 2),
+                    "p50_ms": round(percentile(lat, 0.50), 1), "p95_ms": round(percentile(lat, 0.95), 1),
+                    "errors": entry["errors"], "mismatches": entry["mismatches"]}
+    return out
+
+
+def render_bursts(report: dict[str, Any]) -> str:
+    one = report["one_account"]
+    rows = []
+    for label in ("before", "after"):
+        rows.append([label] + [f"{one[label][n]['median_ms']} ms ({one[label][n]['x_alone']}x)" for n in (1, 4, 8, 16)])
+    head = render_table(["one account, 1 worker", "alone", "4 at once", "8 at once", "16 at once"], rows)
+    load = render_table(["load", "calls", "req/s", "p50 ms", "p95 ms", "errors", "differing envelopes"],
+                        [[k, v["calls"], v["throughput_rps"], v["p50_ms"], v["p95_ms"], v["errors"], v["mismatches"]]
+                         for k, v in report["load"].items()])
+    return f"{head}\n(errors {one['errors']}, differing envelopes {one['mismatches']})\n\n{load}\n" \
+           f"load average: {report['machine']['load_average_start']} -> {report['machine']['load_average_end']}"
 
 
 def summarise_log(stderr: str) -> dict[str, Any]:

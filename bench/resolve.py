@@ -449,8 +449,47 @@ class Churner:
                              headers={"Content-Type": "text/calendar; charset=utf-8"}, timeout=60).raise_for_status()
         return len(chosen)
 
+    def remove_one(self) -> tuple[str, str]:
+        """Delete one resource (a DELETE the ctag must move with); its href and text, to put back."""
+        href = self.rng.choice(self.hrefs)
+        text = self.session.get(self.base + href, timeout=60).text
+        self.session.delete(self.base + href, timeout=60).raise_for_status()
+        return href, text
 
-def bench_incremental(server: BenchRadicale, *, repeat: int) -> dict[str, Any]:
+    def put_back(self, href: str, text: str) -> None:
+        self.session.put(self.base + href, data=text.encode("utf-8"),
+                         headers={"Content-Type": "text/calendar; charset=utf-8"}, timeout=60).raise_for_status()
+
+
+def settle(resolve: Any, churner: Churner) -> Any:
+    """Bring the reader to a settled ctag witness (issue 39), untimed: seen moving with a PUT and a DELETE,
+    then 2 s passed. Returns the deleted resource, to put back.
+    The ctag is asked on every read here (not every 10 s until it is a witness): these reads are the steps.
+    """
+    from resolver.calendars.caldav import readers
+
+    for reader in readers().readers():
+        reader.ctag_ask_seconds = 0.0
+    resolve()  # right after a change: the sync alone
+    resolve()  # the ctag first seen
+    churner.churn(0.0)  # one PUT
+    resolve()  # moved with the PUT
+    resolve()
+    resolve()  # first seen again
+    removed = churner.remove_one()
+    resolve()  # moved with the DELETE
+    resolve()
+    resolve()  # first seen again
+    time.sleep(2.2)
+    resolve()  # these members read 2 s after: settled
+    for reader in readers().readers():
+        if not (reader.trusts_ctags and reader.ctag_moved >= {"update", "delete"}):
+            print(f"  note: {reader!r} does not trust its ctags ({sorted(reader.ctag_moved)}, "
+                  f"trusts {reader.trusts_ctags}): `settled` is not a witness read", file=sys.stderr, flush=True)
+    return removed
+
+
+def bench_incremental(server: BenchRadicale, *, repeat: int, settled: bool = False) -> dict[str, Any]:
     """Cold, warm and churn resolutions (service door, judge off) against the plain full read, interleaved."""
     from django.test import override_settings
 
@@ -473,7 +512,8 @@ def bench_incremental(server: BenchRadicale, *, repeat: int) -> dict[str, Any]:
                     request["collection_ids"] = list(server.collection_ids)
                 return services.answer(request, caller=services.Caller(door="api")).outcome
 
-            samples: dict[str, list[float]] = {"plain": [], "cold": [], "warm": [], "churn": []}
+            samples: dict[str, list[float]] = {"plain": [], "cold": [], "warm": [], "churn": [], "settled": [],
+                                               "warm_ctag_off": []}
             churned = 0
             # Warm-up: imports, Radicale's own item cache and sync history.
             plain(), forget_process_state(), resolve(), resolve(), churner.churn(CHURN_FRACTION), resolve()
@@ -494,9 +534,22 @@ def bench_incremental(server: BenchRadicale, *, repeat: int) -> dict[str, Any]:
                     churned = churner.churn(CHURN_FRACTION)
                     gc.collect()
                     samples["churn"].append(timed(resolve)[0])
+                    if settled:
+                        # Warm once the ctag is a witness (the calendar unchanged since).
+                        removed = settle(resolve, churner)
+                        gc.collect()
+                        samples["settled"].append(timed(resolve)[0])
+                        # After it: a read without the ctag stores no ctag, and would unsettle it.
+                        with override_settings(RESOLVER=server.resolver_settings(
+                                RESOLUTION_BUDGET_SECONDS=600.0, CALDAV_CTAG=False)):
+                            gc.collect()
+                            samples["warm_ctag_off"].append(timed(resolve)[0])
+                        churner.put_back(*removed)
             floor = statistics.median(samples["plain"])
             entry: dict[str, Any] = {"resources_of_kind": len(churner.hrefs), "churned_per_round": churned}
             for name, values in samples.items():
+                if not values:
+                    continue
                 entry[name] = summary(values)
                 if name != "plain":
                     entry[name]["ratio_to_plain"] = round(statistics.median(values) / floor, 3)
@@ -545,6 +598,12 @@ def render_incremental(report: dict[str, Any]) -> str:
                            for name in ("cold", "warm", "churn"))])
     parts = [render_table(["N", "kind", "resources", "plain full read ms", "cold ms (x)", "warm ms (x)",
                            "churn 1% ms (x)"], rows)]
+    settled = [[n, kind, *(f"{e[name]['median_ms']:.1f} ({e[name]['ratio_to_plain']:.2f}x)"
+                           for name in ("settled", "warm_ctag_off"))]
+               for n, result in report["sizes"].items() for kind in ("task", "event")
+               for e in [result[kind]] if "settled" in e]
+    if settled:
+        parts.append(render_table(["N", "kind", "warm, ctag a witness ms (x)", "warm, ctag off ms (x)"], settled))
     parts.append(render_table(["N", "memoised resources", "held MiB", "MiB per 10,000"],
                               [[n, r["memory"]["memoised_resources"], r["memory"]["held_mib"],
                                 r["memory"]["mib_per_10000"]] for n, r in report["sizes"].items()]))
@@ -571,7 +630,7 @@ def run_incremental(args: argparse.Namespace, sizes: list[int], workdir: Path) -
         server = launch_radicale(n) if args.server == "radicale" else launch_peer(args.server, n)
         try:
             print(f"N={n}: seeded in {server.seed_seconds:.1f} s; measuring ...", file=sys.stderr, flush=True)
-            report["sizes"][str(n)] = bench_incremental(server, repeat=args.repeat)
+            report["sizes"][str(n)] = bench_incremental(server, repeat=args.repeat, settled=args.settled)
             report["sizes"][str(n)]["server"] = getattr(server, "version", "Radicale")
         finally:
             server.stop()
@@ -598,6 +657,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--incremental", action="store_true",
                         help="Cold / warm / churn resolutions against the plain full read, and memo memory "
                              "(sizes default to 1,000, 5,000, 20,000).")
+    parser.add_argument("--settled", action="store_true",
+                        help="With --incremental: also warm once the CS:getctag is a witness (issue 39: "
+                             "`settled`), and the same read with RESOLVER_CALDAV_CTAG off after it "
+                             "(`warm_ctag_off`: a listing and a sync report, the warm read before).")
     parser.add_argument("--server", choices=("radicale", "davical", "cyrus", "sogo"), default="radicale",
                         help="With --incremental: a Radicale of the benchmark's own (default), or a peer "
                              "started by scripts/peers/ (the calendar is written into two new collections "

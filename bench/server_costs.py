@@ -10,7 +10,8 @@ that says so): REPORT with and without the `COMPLETED is-not-defined`
 prop-filter, the etag-only REPORT, events with and without a time-range,
 sync-collection with an unchanged and with an empty token (ETags only, and
 with the data: the reader's cold read), the Depth 0
-PROPFIND of the sync token, and a calendar-multiget of 10 resources.
+PROPFIND of the sync token, a calendar-multiget of 10 resources, and the
+Depth 0 PROPFINDs of CS:getctag and getlastmodified (issue 39).
 """
 from __future__ import annotations
 
@@ -35,6 +36,11 @@ from bench.harness import render_table  # noqa: E402
 
 NOW = datetime.now(timezone.utc).replace(minute=0, second=0, microsecond=0)
 NS = 'xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav"'
+
+
+CTAG = ('<?xml version="1.0"?><D:propfind xmlns:D="DAV:" xmlns:CS="http://calendarserver.org/ns/">'
+        '<D:prop><CS:getctag/></D:prop></D:propfind>')
+MODIFIED = '<?xml version="1.0"?><D:propfind xmlns:D="DAV:"><D:prop><D:getlastmodified/></D:prop></D:propfind>'
 
 
 def _query(inner: str, data: bool = True) -> str:
@@ -117,6 +123,11 @@ def measure(session: requests.Session, url: str) -> dict[str, float]:
         "PROPFIND sync-token, Depth 0": median_ms(lambda: session.request(
             "PROPFIND", url, data=TOKEN, headers={"Depth": "0"}, timeout=300).content),
         "calendar-multiget, 10 resources": median_ms(lambda: report(multiget)),
+        # Issue 39: the collection's CS:getctag (the reader's witness, Depth 0) and getlastmodified.
+        "PROPFIND CS:getctag, Depth 0": median_ms(lambda: session.request(
+            "PROPFIND", url, data=CTAG, headers={"Depth": "0"}, timeout=300).content),
+        "PROPFIND getlastmodified, Depth 0": median_ms(lambda: session.request(
+            "PROPFIND", url, data=MODIFIED, headers={"Depth": "0"}, timeout=300).content),
     }
     return figures
 

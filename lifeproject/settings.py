@@ -39,6 +39,8 @@ env = environ.Env(
     RESOLVER_GLOSSARY_DIR=(str, "/usr/share/dictd"),
     RESOLVER_RELEVANCE_MODEL=(str, ""),
     RESOLVER_CALDAV_SYNC=(str, "auto"),
+    RESOLVER_CALDAV_SHARED_READS=(bool, True),
+    RESOLVER_CALDAV_CTAG=(bool, True),
     RESOLVER_PARSE_CACHE_ITEMS=(int, 100_000),
     RESOLVER_MAX_RESPONSE_BYTES=(int, 64 * 1024 * 1024),
     RESOLVER_MAX_RESOURCE_BYTES=(int, 1024 * 1024),
@@ -274,6 +276,8 @@ RESOLVER = {
     # "" the shipped relevance model, a path another one, "off" the fusion rule instead (docs/retrieval.md).
     "RELEVANCE_MODEL": None if env("RESOLVER_RELEVANCE_MODEL") == "off" else env("RESOLVER_RELEVANCE_MODEL"),
     "CALDAV_SYNC": env("RESOLVER_CALDAV_SYNC"),
+    "CALDAV_SHARED_READS": env("RESOLVER_CALDAV_SHARED_READS"),
+    "CALDAV_CTAG": env("RESOLVER_CALDAV_CTAG"),
     # A process that resolves once (manage.py resolve) has no later request for a memo or a
     # sync token to serve: 0 makes its read one calendar-query per collection, for the kind only,
     # instead of an initial sync-collection that brings both kinds (docs/performance.md).

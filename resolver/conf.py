@@ -64,6 +64,12 @@ DEFAULTS: dict[str, Any] = {
     "RELEVANCE_MODEL": "",
     # Incremental reads: "auto" (WebDAV sync where offered) or "off" (etag-only listing).
     "CALDAV_SYNC": "auto",
+    # Concurrent requests for the same collections of one account share one
+    # read of the server (at most one in flight and one queued; resolver/calendars/caldav/flight.py).
+    "CALDAV_SHARED_READS": True,
+    # An unchanged, settled CS:getctag answers from the memo, on a server whose
+    # ctag has been seen moving with every change (README "What the reader trusts").
+    "CALDAV_CTAG": True,
     # Resources the process-wide parse memo holds; 0 turns it off (every read is full).
     "PARSE_CACHE_ITEMS": 100_000,
     # Bytes one CalDAV answer may have; beyond, calendar_unavailable reason

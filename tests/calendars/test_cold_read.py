@@ -64,8 +64,11 @@ def test_cold_read__discovery_combined_then_token_and_query_per_collection(live,
         assert b"calendar-data" in syncs[0] and not any(b"calendar-data" in body for body in syncs[1:])
     sent.clear()
     warm = calendar.fetch(kind=Kind.TASK, collection_ids=None)
-    # The remembered home's listing, then one sync-collection per collection, from the token.
-    assert warm.requests == 1 + collections
+    # The remembered home's listing, then per collection its CS:getctag (first seen now:
+    # not yet a witness, reader._ctag_fields) and one sync-collection from the token.
+    assert warm.requests == 1 + 2 * collections
+    ctags = [body for method, _path, body in sent if method == "PROPFIND" and b"getctag" in body]
+    assert len(ctags) == collections
     syncs = [body for method, _path, body in sent if method == "REPORT"]
     assert len(syncs) == collections and all(b"sync-collection" in body for body in syncs)
     assert all(etree.fromstring(body).findtext("{DAV:}sync-token") for body in syncs)

@@ -157,14 +157,18 @@ class GunicornServer:
             handle.close()
 
 
-def start_gunicorn(env: dict[str, str], *, workers: int, log_dir: Path, ready_timeout: float = 60) -> GunicornServer:
-    """gunicorn with the repository's gunicorn.conf.py; returns once /healthz answers."""
+def start_gunicorn(env: dict[str, str], *, workers: int, log_dir: Path, ready_timeout: float = 60,
+                   app: str = "lifeproject.wsgi") -> GunicornServer:
+    """gunicorn with the repository's gunicorn.conf.py; returns once /healthz answers.
+
+    `app="lifeproject.asgi:application"`: the ASGI site on uvicorn workers (gunicorn.conf.py).
+    """
     port = free_port()
     env = {**env, "GUNICORN_BIND": f"127.0.0.1:{port}", "WEB_CONCURRENCY": str(workers)}
     log_dir.mkdir(parents=True, exist_ok=True)
     out = open(log_dir / "gunicorn.out", "wb")
     err = open(log_dir / "gunicorn.err", "wb")
-    process = subprocess.Popen([sys.executable, "-m", "gunicorn", "lifeproject.wsgi"], cwd=REPO, env=env,
+    process = subprocess.Popen([sys.executable, "-m", "gunicorn", app], cwd=REPO, env=env,
                                stdout=out, stderr=err, stdin=subprocess.DEVNULL)
     server = GunicornServer(process=process, port=port, log_dir=log_dir, _files=[out, err])
     deadline = time.monotonic() + ready_timeout

@@ -22,6 +22,11 @@ Quirks, as seen on real servers (issue 27, docs/servers.md):
   DAV:sync-token (the token a sync would give now); `"seconds"`: it answers
   the server's clock in seconds, not a URI, as SOGo 5.8 does. By default the
   property is not given.
+- `ctag="counter"`: a Depth 0 PROPFIND of the collection answers CS:getctag,
+  which moves with every change; `"puts"`: it moves on a PUT only, not on a
+  DELETE (a ctag that does not witness every change); `"stuck"`: it never
+  moves. By default the property is not given.
+- `delay`: seconds each answer waits before it is computed (reads that overlap).
 - `frozen_clock=True`: the server's clock does not move (every write falls in
   one second, as a quick DELETE + PUT does on a real server), and the Date
   header of each answer is that clock. Otherwise each write is a second
@@ -34,6 +39,7 @@ a request path is decoded once to find its resource, as servers do.
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler
 from urllib.parse import quote, unquote
@@ -86,8 +92,11 @@ class ScriptedDAV:
     """One collection at COLLECTION on 127.0.0.1 (module docstring)."""
 
     def __init__(self, *, etags: str = "unique", sync_hrefs: str = "escaped", sync_data: bool = True,
-                 frozen_clock: bool = False, token_property: str | None = None) -> None:
+                 frozen_clock: bool = False, token_property: str | None = None, ctag: str | None = None,
+                 delay: float = 0.0) -> None:
         self.etags, self.sync_hrefs, self.sync_data = etags, sync_hrefs, sync_data
+        self.ctag, self.delay = ctag, delay
+        self._ctag_moves = 0
         self.token_property = token_property
         self.frozen_clock = frozen_clock
         self.store: dict[str, Stored] = {}
@@ -130,6 +139,7 @@ class ScriptedDAV:
                 self._serial += 1
                 etag = f'"e{self._serial}"'
             self._clock += 0 if self.frozen_clock else 1
+            self._ctag_moves += self.ctag in ("counter", "puts")
             self.store[name] = Stored(etag, text, self._clock)
             self.log.append((len(self.log) + 1, name))
             return etag
@@ -138,6 +148,7 @@ class ScriptedDAV:
         with self._lock:
             del self.store[name]
             self._versions.pop(name, None)
+            self._ctag_moves += self.ctag == "counter"
             self._clock += 0 if self.frozen_clock else 1
             self.log.append((len(self.log) + 1, name))
 
@@ -146,6 +157,11 @@ class ScriptedDAV:
         with self._lock:
             self.store[name].text = text
             self.log.append((len(self.log) + 1, name))
+
+    def advance(self, seconds: int) -> None:
+        """The frozen clock (and the Date of every answer) moves on, nothing written."""
+        with self._lock:
+            self._clock += seconds
 
     def refuse_tokens(self) -> None:
         """Every token given so far is refused from now on (403 valid-sync-token), as after a server restore."""
@@ -168,6 +184,8 @@ class ScriptedDAV:
         body = handler.rfile.read(length) if length else b""
         root = etree.fromstring(body) if body else None
         report = etree.QName(root).localname if root is not None and handler.command == "REPORT" else None
+        if self.delay:
+            time.sleep(self.delay)
         with self._lock:
             token = root.findtext(f"{{{_DAV}}}sync-token") if report == "sync-collection" else None
             self.seen.append(Request(handler.command, handler.path, report, "Authorization" in handler.headers,
@@ -206,8 +224,10 @@ class ScriptedDAV:
         if path.rstrip("/") == COLLECTION.rstrip("/"):
             token = {"uri": self._token(), "seconds": str(1_796_000_000 + self._clock)}.get(
                 self.token_property or "", "")
+            ctag = f'<CS:getctag xmlns:CS="http://calendarserver.org/ns/">ctag-{self._ctag_moves}</CS:getctag>'
             out.append(_ok(COLLECTION, "<D:resourcetype><D:collection/><C:calendar/></D:resourcetype>"
-                           + (f"<D:sync-token>{token}</D:sync-token>" if token and depth == "0" else "")))
+                           + (f"<D:sync-token>{token}</D:sync-token>" if token and depth == "0" else "")
+                           + (ctag if self.ctag and depth == "0" else "")))
             if depth != "0":
                 out += [_ok(listing_href(n), self._props(s, {"getlastmodified"})[0])
                         for n, s in sorted(self.store.items())]

@@ -30,6 +30,7 @@ One concern per module:
 - sync.py       sync-collection: the initial read and later deltas
 - etags.py      the etag listing and calendar-multiget
 - caches.py     what a reader remembers: parse memo, built items, sync states, filter failures
+- flight.py     concurrent fetches of the same collections share one read (one in flight, one queued)
 - reader.py     CalDAVReader and ReaderRegistry
 - calendar.py   CalDAVCalendar, the port
 """

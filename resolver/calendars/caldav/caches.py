@@ -182,11 +182,25 @@ class SyncState:
     members: Mapping[str, str] = field(default_factory=dict)
     # href -> DAV:getlastmodified, without sync only (reader: an ETag is not trusted alone).
     stamps: Mapping[str, str] = field(default_factory=dict)
+    # The collection's CS:getctag listed just before these members were read
+    # (None: not asked, or not to be believed), the Date of the listing where
+    # that value first showed, and whether it had shown MARGIN before this
+    # read (stamps.apart): only then does an unchanged ctag stand for these members.
+    ctag: str | None = None
+    ctag_since: str | None = None
+    ctag_settled: bool = False
+    # When the ctag was last asked (time.monotonic()): until it is a witness,
+    # it is asked at most every reader.ctag_ask_seconds.
+    ctag_asked: float | None = None
+    # The read that made this state found a change: the next one goes straight
+    # to the sync (a ctag would only be paid for, reader._read_incremental).
+    moved: bool = False
 
     @classmethod
-    def of(cls, token: str | None, members: dict[str, str], stamps: dict[str, str] | None = None) -> SyncState:
+    def of(cls, token: str | None, members: dict[str, str], stamps: dict[str, str] | None = None,
+           **ctag: Any) -> SyncState:
         return cls(token=token, members=MappingProxyType(dict(members)),
-                   stamps=MappingProxyType(dict(stamps or {})))
+                   stamps=MappingProxyType(dict(stamps or {})), **ctag)
 
 
 class SyncStates:

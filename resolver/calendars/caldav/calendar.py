@@ -35,6 +35,10 @@ class CalDAVCalendar:
     # Incremental reads (reader.py): "auto" uses WebDAV sync where the server
     # offers it, "off" an etag-only listing plus calendar-multiget.
     sync: str = "auto"
+    # Concurrent fetches of the same collections share one read (flight.py).
+    shared_reads: bool = True
+    # An unchanged, settled CS:getctag may answer from the memo (reader._read_incremental).
+    ctag: bool = True
     # Resources all readers' memos hold together (caches.Budget); 0 turns the
     # memo, and with it every incremental read, off: each request is then a full read.
     parse_cache_items: int = DEFAULT_CAPACITY
@@ -56,6 +60,8 @@ class CalDAVCalendar:
             horizon_days=int(settings.EVENT_HORIZON_DAYS),
             event_time_range=bool(settings.EVENT_TIME_RANGE_FILTER),
             sync=str(settings.CALDAV_SYNC).strip().lower(),
+            shared_reads=bool(getattr(settings, "CALDAV_SHARED_READS", True)),
+            ctag=bool(getattr(settings, "CALDAV_CTAG", True)),
             parse_cache_items=int(settings.PARSE_CACHE_ITEMS),
             max_response_bytes=int(settings.MAX_RESPONSE_BYTES),
             # Only a person's account says so (resolver.accounts); the settings' own may be private.
@@ -86,6 +92,7 @@ class CalDAVCalendar:
         retry = self.filter_retry_seconds if self.filter_retry_seconds is not None else _filter_retry_from_settings()
         return ReadOptions(timeout=self.timeout, max_bytes=self.max_response_bytes, horizon_days=self.horizon_days,
                            event_time_range=self.event_time_range, sync=self.sync,
+                           shared=self.shared_reads, ctag=self.ctag,
                            incremental=self.parse_cache_items > 0, limits=self.limits or limits_from_settings(),
                            filter_retry_seconds=retry)
 

@@ -34,6 +34,9 @@ HOME_SET = f"{{{CALDAV}}}calendar-home-set"
 CALENDAR = f"{{{CALDAV}}}calendar"
 SYNC_TOKEN = f"{{{DAV}}}sync-token"
 GETLASTMODIFIED = f"{{{DAV}}}getlastmodified"
+# CalendarServer's collection tag (not an RFC): changes whenever a member does, where the server keeps it so.
+CALSERVER = "http://calendarserver.org/ns/"
+GETCTAG = f"{{{CALSERVER}}}getctag"
 
 
 def _xml(root: etree._Element) -> bytes:

@@ -10,8 +10,8 @@ alias; `drop(account)` forgets one, `clear()` all. The readers of a registry
 share one `caches.Budget` per cache, so RESOLVER_PARSE_CACHE_ITEMS bounds the
 memoised resources of all accounts together.
 
-Reading (every request reads the server, but only what changed is downloaded
-and parsed, with the memo on):
+Reading (every request is answered from a read of the server made after it
+arrived, but only what changed is downloaded and parsed, with the memo on):
 
 - the first request for a collection and kind asks for its DAV:sync-token
   property, then sends the kind's calendar-query with the data (sync.py,
@@ -19,10 +19,18 @@ and parsed, with the memo on):
   initial sync-collection instead, and one without sync a calendar-query;
 - later requests send one sync-collection from the token; resources whose
   (href, ETag) is not in the memo come with one calendar-multiget (etags.py);
+  before it, the collection's CS:getctag: unchanged and settled (2 s after
+  it first showed, by the answers' Date), on a server whose ctag has been
+  seen moving with a PUT and a DELETE and never stayed while a change was
+  read, it answers from the memo with no sync (`_read_incremental`);
 - a token the server refuses, or any other unexpected sync answer, falls back
   to a fresh initial read within the same request; a server without sync gets
   an etag-only calendar-query plus a multiget for the new ETags;
 - with the memo off, every request is a full read (full.py).
+
+Concurrent fetches of the same collections share one read (flight.py): the
+server's side runs once on a read thread (`_shared_read`), and each request
+builds its own window's items from it in its own thread.
 
 Liveness is decided from the facts for this request's window every time.
 """
@@ -30,6 +38,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone, tzinfo
 from typing import Any, Mapping, Sequence
@@ -42,13 +51,14 @@ from resolver.calendars.caldav.caches import (
     DEFAULT_CAPACITY, Budget, FilterMemory, ParseMemo, Parsed, SyncState, SyncStates, Tombstones, Unreadable,
     components_named, digest_of,
 )
+from resolver.calendars.caldav.flight import Flights, ReadPool
 from resolver.calendars.caldav.http import DAVClient, Transport, unavailable
 from resolver.calendars.caldav.members import Resource
-from resolver.calendars.caldav.multistatus import query_body
+from resolver.calendars.caldav.multistatus import GETCTAG, propfind_body, query_body
 from resolver.calendars.ical import (
     COMPONENT, Limits, UnparseableResource, Window, items_until, live_items, read_resource,
 )
-from resolver.domain.errors import CollectionNotFound
+from resolver.domain.errors import CalendarUnavailable, CollectionNotFound
 from resolver.domain.items import Collection, Item, Kind
 from resolver.domain.matching import MatchingMemo
 from resolver.lru import LRU
@@ -60,6 +70,12 @@ SYNC_MODES = ("auto", "off")
 MAX_READERS = 10_000
 # Sync-report hrefs per reader whose listing form is remembered (hrefs.agree).
 MAX_ALIASES = 10_000
+# A ctag is a short tag (a number, a hash, a URI); longer text is not one.
+MAX_CTAG_CHARS = 1024
+# Seconds between two asks of a ctag that is not yet a witness (CalDAVReader._asks_ctag).
+CTAG_ASK_SECONDS = 10.0
+# The kinds of change a server's ctag must have been seen moving with before it is a witness.
+CTAG_EVIDENCE = frozenset({"update", "delete"})
 
 
 @dataclass(frozen=True)
@@ -72,6 +88,10 @@ class ReadOptions:
     event_time_range: bool = True
     sync: str = "auto"
     incremental: bool = True
+    # Concurrent fetches share one read (flight.py); False: each reads for itself.
+    shared: bool = True
+    # An unchanged, settled CS:getctag may stand for the collection (_read_incremental).
+    ctag: bool = True
     limits: Limits = Limits()
     filter_retry_seconds: float = 3600.0
 
@@ -96,6 +116,22 @@ class _Pass:
     # False when the sync state may have lost a member (a listed href the
     # server did not find): not kept, the next request reads afresh.
     keep: bool = True
+    # The server showed a change since the last state (a new, changed or deleted member),
+    # and of which kinds: "update" (a new or changed member), "delete".
+    moved: bool = False
+    changes: set[str] = field(default_factory=set)
+
+
+@dataclass(frozen=True)
+class _Read:
+    """The server's side of one fetch, shared by the requests that waited for it (flight.py)."""
+
+    read_at: datetime
+    by_id: Mapping[str, Collection]
+    wanted: tuple[str, ...]
+    resources: Mapping[str, tuple[Resource, ...]]
+    skipped: tuple[SkippedResource, ...]
+    trips: int
 
 
 def _check_deadline(where: str) -> None:
@@ -107,7 +143,8 @@ def _check_deadline(where: str) -> None:
 class CalDAVReader:
     """Reads one account's calendars; holds what it remembers of them (module docstring)."""
 
-    def __init__(self, account: CalDAVAccount, *, facts_budget: Budget, built_budget: Budget) -> None:
+    def __init__(self, account: CalDAVAccount, *, facts_budget: Budget, built_budget: Budget,
+                 pool: ReadPool | None = None) -> None:
         self.account = account
         self.client = DAVClient(account)
         self.facts = ParseMemo(facts_budget)
@@ -118,6 +155,7 @@ class CalDAVReader:
         self.built = ParseMemo(built_budget)
         self.states = SyncStates()
         self.filter_memory = FilterMemory()
+        pool = pool if pool is not None else ReadPool()
         # Title indexes and title vectors of this account's items (matching.MatchingMemo).
         self.matching = MatchingMemo()
         self.tombstones = Tombstones()
@@ -129,6 +167,19 @@ class CalDAVReader:
         self.token_property = True
         # (collection path, href as a sync report spelled it) -> the listing's form (hrefs.agree).
         self.aliases: LRU[tuple[str, str], str] = LRU(MAX_ALIASES)
+        # Whether an unchanged CS:getctag stands for an unchanged collection on
+        # this server: until a change is read under a ctag that did not move.
+        self.trusts_ctags = True
+        # False once this server answered no getctag: not asked again.
+        self.ctag_property = True
+        # Until the ctag is a witness, it is asked at most this often per collection and kind.
+        self.ctag_ask_seconds = CTAG_ASK_SECONDS
+        # The kinds of change ("update", "delete") read under a ctag that moved:
+        # until both, nothing says this server's ctag moves with every change
+        # (SOGo 5.8's did not move on PUTs in docs/servers.md's probe; one that never moves is never a witness).
+        self.ctag_moved: set[str] = set()
+        # Concurrent fetches of the same collections share one read (flight.py).
+        self.flights = Flights(pool)
         self._home: str | None = None
         self._limits: Limits | None = None
         self._lock = threading.Lock()
@@ -147,6 +198,7 @@ class CalDAVReader:
         self.filter_memory.clear()
         self.tombstones.clear()
         self.aliases.clear()
+        self.trusts_ctags, self.ctag_property, self.ctag_moved = True, True, set()
         self._home = None
         self.client.close()
 
@@ -179,6 +231,66 @@ class CalDAVReader:
 
     def fetch(self, *, kind: Kind, collection_ids: Sequence[str] | None, now: datetime,
               tz: tzinfo | None, options: ReadOptions) -> FetchResult:
+        """The live items of `kind`, read after this call began; concurrent calls share the read (flight.py).
+
+        With the memo on, the server is read once for every request that
+        arrives while a read of the same collections is in flight or queued
+        (`_shared_read`); each request then builds its own window's items from
+        that read, in its own thread. With the memo off, each request reads
+        for itself (its window is in the server's filter).
+        """
+        incremental = options.incremental and self.facts.enabled
+        if not incremental:
+            return self._fetch_full(kind=kind, collection_ids=collection_ids, now=now, tz=tz, options=options)
+        self._limits_are(options.limits)
+        wanted_ids = tuple(dict.fromkeys(collection_ids)) if collection_ids else None
+        def read() -> _Read:
+            return self._shared_read(kind=kind, collection_ids=wanted_ids, options=options)
+
+        shared = self.flights.join((kind.value, wanted_ids, options), read, where=repr(self)) \
+            if options.shared else read()
+        window = Window(start=now, end=now + timedelta(days=options.horizon_days))
+        items: list[Item] = []
+        skipped: list[SkippedResource] = list(shared.skipped)
+        for cid in shared.wanted:
+            got, bad = self._items(list(shared.resources[cid]), shared.by_id[cid], kind=kind, window=window, tz=tz,
+                                   limits=options.limits)
+            items.extend(got)
+            skipped.extend(bad)
+        return FetchResult(
+            items=tuple(items),
+            skipped=tuple(skipped),
+            # The round trips of the read this answer shares (counted, not assumed).
+            requests=shared.trips,
+            collections_searched=shared.wanted,
+            read_at=shared.read_at,
+            server_filter_skipped=(),
+            memo=self.matching,
+        )
+
+    def _shared_read(self, *, kind: Kind, collection_ids: tuple[str, ...] | None,
+                     options: ReadOptions) -> _Read:
+        """The server's side of a fetch, on a read thread: discovery and each collection's incremental read."""
+        read_at = datetime.now(timezone.utc)
+        transport = self.transport(options)
+        by_id = {c.collection_id: c for c in self.collections(transport)}
+        wanted = collection_ids or tuple(sorted(by_id))
+        unknown = [cid for cid in wanted if cid not in by_id]
+        if unknown:
+            raise CollectionNotFound("Unknown collection ID.", details={"collection_ids": unknown})
+        # Only the kind's filter uses it, without a time range: the members are window-free.
+        window = Window(start=read_at, end=read_at + timedelta(days=options.horizon_days))
+        skipped: list[SkippedResource] = []
+        resources = {}
+        for cid in wanted:
+            resources[cid] = tuple(self._read_incremental(transport, by_id[cid].url_path, kind=kind, window=window,
+                                                          options=options, skipped=skipped))
+        return _Read(read_at=read_at, by_id=by_id, wanted=tuple(wanted), resources=resources,
+                     skipped=tuple(skipped), trips=transport.trips)
+
+    def _fetch_full(self, *, kind: Kind, collection_ids: Sequence[str] | None, now: datetime,
+                    tz: tzinfo | None, options: ReadOptions) -> FetchResult:
+        """The memo off: every request a full read of its own (full.py)."""
         read_at = datetime.now(timezone.utc)
         transport = self.transport(options)
         by_id = {c.collection_id: c for c in self.collections(transport)}
@@ -187,24 +299,16 @@ class CalDAVReader:
         if unknown:
             raise CollectionNotFound("Unknown collection ID.", details={"collection_ids": unknown})
         window = Window(start=now, end=now + timedelta(days=options.horizon_days))
-        incremental = options.incremental and self.facts.enabled
-        if incremental:
-            self._limits_are(options.limits)
         items: list[Item] = []
         skipped: list[SkippedResource] = []
         filter_skipped: list[str] = []
         for cid in wanted:
             collection = by_id[cid]
-            path = collection.url_path
-            if incremental:
-                resources = self._read_incremental(transport, path, kind=kind, window=window, options=options,
-                                                   skipped=skipped)
-            else:
-                resources, without_filter = full.read_full(
-                    transport, path, kind=kind, window=window, time_range=options.event_time_range,
-                    memory=self.filter_memory, retry_seconds=options.filter_retry_seconds, skipped=skipped)
-                if without_filter:
-                    filter_skipped.append(cid)
+            resources, without_filter = full.read_full(
+                transport, collection.url_path, kind=kind, window=window, time_range=options.event_time_range,
+                memory=self.filter_memory, retry_seconds=options.filter_retry_seconds, skipped=skipped)
+            if without_filter:
+                filter_skipped.append(cid)
             got, bad = self._items(resources, collection, kind=kind, window=window, tz=tz, limits=options.limits)
             items.extend(got)
             skipped.extend(bad)
@@ -260,7 +364,15 @@ class CalDAVReader:
         key = (path, kind.value)
         state = self.states.get(key)
         read = None
-        if state is not None and state.token is not None:
+        ctag = served = None
+        if state is not None and self._asks_ctag(state, options):
+            ctag, served = self._ctag(transport, path)
+            if ctag is not None and ctag == state.ctag and self._witness(state):
+                # Unchanged since these members were read, and not racy: the memo answers.
+                read = _Pass(members=dict(state.members), token=state.token, stamps=dict(state.stamps))
+        if read is not None:
+            pass
+        elif state is not None and state.token is not None:
             delta = sync.changes(transport, path, state.token, skipped)
             if delta is not None:
                 self._agree(transport, path, delta, known=state.members)
@@ -271,17 +383,104 @@ class CalDAVReader:
             # First read of this collection and kind, or the server refused the token.
             read = self._from_first(transport, path, state, kind=kind, window=window, options=options,
                                     skipped=skipped)
+            read.moved = False
         for href in read.members:
             if self.tombstones.raised(path, href):
                 read.recheck.add(href)  # back after a deletion: its ETag may be an old one reused
         self._download(transport, path, read, skipped)
         resources = self._sorted(transport, path, read, kind=kind, window=window, limits=options.limits)
+        if state is not None and any(r.href not in state.members for r in resources):
+            read.moved = True  # a new member of the kind (a listing names both kinds: only now known)
+            read.changes.add("update")
+        if ctag is not None and read.moved and state is not None and state.ctag is not None:
+            if ctag == state.ctag:
+                self._ctag_contradicted(transport, path, ctag)
+                ctag = None  # this state is newer than the ctag: not stored with it
+            elif len(read.changes) == 1:
+                # Moved with one kind of change only: evidence for that kind.
+                self.ctag_moved |= read.changes
         if read.keep:
             kept = {r.href: read.stamps[r.href] for r in resources if r.href in read.stamps}
-            self.states.put(key, SyncState.of(read.token, {r.href: r.etag for r in resources if r.etag}, kept))
+            self.states.put(key, SyncState.of(read.token, {r.href: r.etag for r in resources if r.etag}, kept,
+                                              moved=read.moved, **self._ctag_fields(state, ctag, served, read)))
         else:
             self.states.drop(key)
         return resources + read.odd
+
+    # -- the collection's ctag -------------------------------------------------
+
+    def _ctag(self, transport: Transport, path: str) -> tuple[str | None, str | None]:
+        """The collection's CS:getctag and the answer's Date (Depth 0 PROPFIND), or (None, None).
+
+        A server that answers none (or not a multistatus) is not asked again.
+        A failure that ends the request (a timeout) ends it; any other is only
+        the ctag missing: the sync decides.
+        """
+        try:
+            answer = transport.propfind(path, propfind_body(GETCTAG), depth=0)
+        except CalendarUnavailable as err:
+            if err.details.get("reason") in sync.FATAL:
+                raise
+            return None, None
+        if answer.status == 401:
+            raise unavailable("unauthorized", "The calendar server refused our credentials.")
+        found = answer.multistatus
+        for response in (found.responses if found is not None else ()):
+            ctag = (response.text(GETCTAG) or "").strip()
+            if ctag and len(ctag) <= MAX_CTAG_CHARS:
+                return ctag, found.served  # type: ignore[union-attr]
+        if self.ctag_property:
+            logger.info("caldav %s: no CS:getctag: read by sync or listing only", path)
+        self.ctag_property = False
+        return None, None
+
+    def _witness(self, state: SyncState) -> bool:
+        """Whether an unchanged ctag stands for this state's members (module docstring)."""
+        return (state.ctag is not None and state.ctag_settled and self.trusts_ctags
+                and self.ctag_moved >= CTAG_EVIDENCE)
+
+    def _asks_ctag(self, state: SyncState, options: ReadOptions) -> bool:
+        """Ask the ctag before the sync? Always where it is a witness; else at most every ctag_ask_seconds.
+
+        Until it is a witness the ctag is only paid for (on Radicale it costs
+        about what the sync report does), so it is asked now and then: enough
+        to see it move with changes and to settle, not on every request.
+        """
+        if not (options.ctag and self.trusts_ctags and self.ctag_property) or state.moved:
+            return False
+        if self._witness(state) or state.ctag_asked is None:
+            return True
+        return time.monotonic() - state.ctag_asked >= self.ctag_ask_seconds
+
+    def _ctag_fields(self, state: SyncState | None, ctag: str | None, served: str | None,
+                     read: _Pass) -> dict[str, Any]:
+        """What the new state remembers of the ctag (caches.SyncState).
+
+        Asked now: that value, since when it shows, and whether these members
+        were read 2 s after. Not asked: what the last state had, while nothing
+        changed since (the members it stands for are the same); else nothing.
+        """
+        if ctag is None or served is None:
+            if state is None or read.moved or state.ctag is None:
+                return {"ctag_asked": state.ctag_asked if state is not None else None}
+            return {"ctag": state.ctag, "ctag_since": state.ctag_since, "ctag_settled": state.ctag_settled,
+                    "ctag_asked": state.ctag_asked}
+        since = state.ctag_since if state is not None and state.ctag == ctag and state.ctag_since else served
+        return {"ctag": ctag, "ctag_since": since, "ctag_settled": stamps.apart(since, served),
+                "ctag_asked": time.monotonic()}
+
+    def _ctag_contradicted(self, transport: Transport, path: str, ctag: str) -> None:
+        """A change was read under an unchanged ctag: asked once more, and if still unmoved, ctags are not trusted.
+
+        Asked again because the change may have come between the ctag and the
+        sync; a ctag still unmoved after the sync listed it does not move with
+        every change on this server.
+        """
+        again, _ = self._ctag(transport, path)
+        if again is not None and again == ctag:
+            self.trusts_ctags = False
+            logger.warning("caldav %s: a change under an unchanged CS:getctag (%s): ctags on %s are not trusted "
+                           "from now on", path, ctag, self.client.origin.base)
 
     def _agree(self, transport: Transport, path: str, changes: sync.Changes, *, known: Mapping[str, str]) -> None:
         """A sync report's hrefs in the collection's own form (hrefs.py), renamed in place.
@@ -317,9 +516,17 @@ class CalDAVReader:
         """
         read = _Pass(members=dict(state.members), token=delta.token)
         for href in delta.deleted:
-            self._bury(path, href, read.members.pop(href, None))
+            gone = read.members.pop(href, None)
+            if gone is not None:
+                read.moved = True
+                read.changes.add("delete")
+            self._bury(path, href, gone)
         for href, etag in delta.updates.items():
             old = read.members.get(href)
+            # SOGo lists again what changed in the token's second: only a new href or ETag is a change.
+            if old != etag:
+                read.moved = True
+                read.changes.add("update")
             if old is not None and old != etag:
                 self._forget(href, old)
             read.members[href] = etag
@@ -344,8 +551,12 @@ class CalDAVReader:
             now = read.members.get(href)
             if now is None:
                 self._bury(path, href, etag)
+                read.moved = True
+                read.changes.add("delete")
             elif now != etag:
                 self._forget(href, etag)
+                read.moved = True
+                read.changes.add("update")
             elif stamps.doubted(state.stamps.get(href), read.stamps.get(href)):
                 read.recheck.add(href)
         return read
@@ -541,6 +752,8 @@ class ReaderRegistry:
     def __init__(self, capacity: int = DEFAULT_CAPACITY, *, max_readers: int = MAX_READERS) -> None:
         self.facts_budget = Budget(capacity)
         self.built_budget = Budget(capacity)
+        # The threads every reader's shared reads run on (flight.py).
+        self.pool = ReadPool()
         self._readers: LRU[CalDAVAccount, CalDAVReader] = LRU(max_readers)
         self._lock = threading.Lock()
 
@@ -557,7 +770,8 @@ class ReaderRegistry:
             reader = self._readers.get(account)
             if reader is not None:
                 return reader
-            reader = CalDAVReader(account, facts_budget=self.facts_budget, built_budget=self.built_budget)
+            reader = CalDAVReader(account, facts_budget=self.facts_budget, built_budget=self.built_budget,
+                                  pool=self.pool)
             dropped = self._readers.put(account, reader)
         for _, old in dropped:
             old.forget()
@@ -572,9 +786,13 @@ class ReaderRegistry:
         return self._readers.values()
 
     def clear(self) -> None:
-        """Forget every reader (what a new process starts with)."""
+        """Forget every reader (what a new process starts with), and let the read threads go.
+
+        A read in flight finishes on its thread; a later one starts a new pool.
+        """
         for _, reader in self._readers.clear():
             reader.forget()
+        self.pool.shutdown()
 
     def __len__(self) -> int:
         return len(self._readers)

@@ -59,3 +59,15 @@ def doubted(before: str | None, now: str | None) -> bool:
     if now is None:
         return before is not None  # the server stopped sending it: nothing vouches any more
     return before is None or before == RACY or now == RACY or before != now
+
+
+def apart(earlier: str | None, later: str | None) -> bool:
+    """Whether the answer dated `later` came at least MARGIN after the one dated `earlier`.
+
+    The same rule for a collection's CS:getctag (reader._ctag_fields): a ctag
+    first seen at `earlier` may be a time of one-second resolution, and a
+    change written in the second before that listing may have left it
+    unmoved; a state read MARGIN after the ctag first showed holds such a change.
+    """
+    first, then = _when(earlier), _when(later)
+    return first is not None and then is not None and then - first >= MARGIN

@@ -32,6 +32,7 @@ INSUFFICIENT_STORAGE = 507  # RFC 6578 3.6: the answer was truncated
 _URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 # Failures that end the request: no other way of reading would fare better.
 _FATAL = ("timeout", "unreachable", "unauthorized", "forbidden", "response_too_large", "foreign_origin")
+FATAL = _FATAL
 
 
 @dataclass
