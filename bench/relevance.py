@@ -242,16 +242,6 @@ def pool_rows(examples: list[Example], columns: list[int], w: np.ndarray) -> tup
     return np.array(rows), np.array(labels)
 
 
-def distribution(e: Example, spec: dict[str, Any]) -> np.ndarray:
-    """The runtime's probabilities for one example (resolver/domain/relevance.py), from the spec written."""
-    from resolver.domain.relevance import RelevanceModel, _variant
-
-    if len(e.matrix) == 0:
-        return np.zeros(0)
-    probs, _none = RelevanceModel.probabilities(e.matrix, _variant(spec))
-    return probs
-
-
 def _offerable(e: Example, variant: Any) -> np.ndarray:
     """Which rows the runtime may offer at all (RelevanceModel.rank: the encoder-only rows near enough)."""
     from resolver.domain.relevance import FEATURES

@@ -415,11 +415,6 @@ def signal_cosines(text: str, index: TitleIndex, memo: MatchingMemo, encoder: En
     return extra, cosines, nearest_ids, hubness
 
 
-def nats(p: float) -> float:
-    """-log p, bounded: what the training script reports as loss."""
-    return -math.log(max(p, 1e-12))
-
-
 @dataclass(frozen=True)
 class Gathered:
     """The wide pool of one reference, ready for the model: what the pipeline and the training script share."""
