@@ -10,8 +10,9 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from resolver import provenance
-from resolver.domain.judgment import QUESTION_ID, question_fingerprint
+from resolver.domain.judgment import QUESTION_ID
 from resolver.models import ApprovedThreshold
+from resolver.thresholds import current_fingerprint
 from tests.support.jev_contract_server import (
     DEFAULT_MODEL, JevContractServer, decisive, defective, no_match, slow, tie,
 )
@@ -46,7 +47,7 @@ def approve(threshold: float, *, model: str = DEFAULT_MODEL, fingerprint: str | 
             active: bool = True) -> ApprovedThreshold:
     now = datetime.now(timezone.utc)
     return ApprovedThreshold.objects.create(
-        question=QUESTION_ID, model=model, fingerprint=fingerprint or question_fingerprint(),
+        question=QUESTION_ID, model=model, fingerprint=fingerprint or current_fingerprint("jev"),
         threshold=threshold, cases=400, admitted_accuracy=0.99, coverage=0.7, risk_upper_bound=0.02,
         evaluated_at=now, active=active, approved_at=now if active else None,
     )
@@ -77,7 +78,7 @@ def test_decisive_answer_without_threshold_is_advice(api, jev):
     assert [c["suggested"] for c in data["candidates"][1:]] == [False] * (len(data["candidates"]) - 1)
     prov = data["judgment_provenance"]
     assert prov["question"] == QUESTION_ID and prov["model"] == DEFAULT_MODEL
-    assert prov["fingerprint"] == question_fingerprint() and prov["candidate_count"] == 2
+    assert prov["fingerprint"] == current_fingerprint("jev") and prov["candidate_count"] == 2
     assert prov["attempts"] == 1 and prov["jev_request_id"]
 
 

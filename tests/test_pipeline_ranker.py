@@ -135,3 +135,22 @@ def test_ranker__the_judge_question_names_the_ranker(model):
     outcome = run("portfolio", model)
     assert outcome.question.retrieval == f"{model.scorer_name(None)} {model.fingerprint(None)[:16]}"
     assert {c.uid for c in outcome.candidates} == {"outline", "slides"}
+
+
+def test_ranker__a_collection_with_the_same_titles_as_another_never_lists_the_others_items():
+    """The matching memo reuses one title index for sequences with the same titles (two collections of an
+    account alike); the model's pool must still hold this request's items only."""
+    from resolver.domain.semantic import MultilingualUSE
+
+    def same(collection: str) -> list[Item]:
+        return [make_item(collection_path=f"/u/{collection}/", uid=f"{collection}-{n}", title=title,
+                          etag=f'"{collection}{n}"', kind=Kind.TASK, href=f"/u/{collection}/{n}.ics")
+                for n, title in enumerate(("Buy groceries", "Renew passport", "Call the plumber"))]
+
+    calendar = MemoryCalendar(items=same("calm") + same("wild"))
+    encoder, model = MultilingualUSE(), RelevanceModel.load()
+    for collection in ("calm", "wild"):
+        outcome = resolve(request=parse_request(text="groceries", kind="task", collection_ids=[collection]),
+                          calendar=calendar, judge=Judge(), policy=NoThresholds(), request_id="req_c",
+                          semantic=encoder, ranker=model)
+        assert outcome.candidates and {c.collection_id for c in outcome.candidates} == {collection}

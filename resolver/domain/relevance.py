@@ -384,7 +384,7 @@ def _strictly_above(pool: np.ndarray, values: np.ndarray) -> np.ndarray:
     return (len(ordered) - numpy.searchsorted(ordered, values, side="right")).astype(numpy.float64)
 
 
-def signal_cosines(text: str, index: TitleIndex, memo: MatchingMemo, encoder: Encoder,
+def signal_cosines(text: str, items: Sequence[Item], index: TitleIndex, memo: MatchingMemo, encoder: Encoder,
                    lexical: Sequence[ScoredCandidate], centroid: Any = None,
                    ) -> tuple[tuple[Item, ...], dict[str, float], tuple[str, ...], dict[str, float]] | None:
     """The encoder's nearest titles (items only it brings), every candidate's cosine, the nearest IDs in
@@ -397,7 +397,8 @@ def signal_cosines(text: str, index: TitleIndex, memo: MatchingMemo, encoder: En
     found = nearest(text, index, memo, encoder, limit=PREPOOL, floor=PREPOOL_COSINE)
     if found is None or found.reference is None:
         return None
-    items = index.items
+    # Positions index `items`, this request's: the memo's index may be another sequence with the same titles
+    # in the same order (another collection of the account), whose Items are not this request's.
     cosines = {items[p].item_id: s for p, s in zip(found.positions, found.similarities)}
     nearest_ids = tuple(items[p].item_id for p in found.positions)
     for candidate in lexical:
@@ -436,8 +437,8 @@ def gather(text: str, items: Sequence[Item], *, lexical: Sequence[ScoredCandidat
     # A reader that keeps no memo would have every title encoded on every request:
     # the signal needs the reader's (a shared one would hold other people's titles).
     if encoder is not None and memo is not None and items and text.strip():
-        found = signal_cosines(text, title_index(items, language=language, memo=memo), memo, encoder, lexical,
-                               centroid)
+        found = signal_cosines(text, items, title_index(items, language=language, memo=memo), memo, encoder,
+                               lexical, centroid)
         if found is not None:
             extra, context.cosines, context.nearest, context.hubness = found
             context.with_signal = True

@@ -34,7 +34,7 @@ from resolver import services
 from resolver.domain.ports import FetchResult
 from resolver.calendars.caldav import CalDAVCalendar
 from resolver.domain.errors import ResolverError
-from resolver.domain.items import Item, Kind, normalise
+from resolver.domain.items import Item, Kind, cut_title, normalise
 from resolver.domain.pipeline import NoThresholds, Outcome, Status
 from resolver.judges.disabled import DisabledJudge
 from tests.corpus.expect import Expected, expected_items, partial_reference, well_formed
@@ -306,7 +306,8 @@ def test_corpus__titles_survive_the_server_and_the_parser(survey: Survey) -> Non
         for kind in Kind:
             live = _live_by_uid(surveyed, kind)
             for expected in surveyed.expected_of(kind):
-                if expected.uid not in live or live[expected.uid].title == expected.title:
+                # A title over MAX_TITLE_CHARS is read cut, with its marker (docs/security.md): the rest is as written.
+                if expected.uid not in live or live[expected.uid].title == cut_title(expected.title)[0]:
                     continue
                 served = live[expected.uid].title
                 rewrite = TITLE_REWRITES.get(surveyed.loaded.relative)

@@ -244,6 +244,7 @@ def test_hostile_series_are_read_within_the_budget(on_wild: Wild) -> None:
     assert {s.reason for s in fetched.skipped} == set(EXPECTED_SKIPS.values())
 
 
+@pytest.mark.django_db  # the approved thresholds are read for a ranked reference
 def test_a_long_title_resolves_by_its_beginning(on_wild: Wild) -> None:
     envelope = _service("Hostile long title padding", "event", "wild")
     listed = envelope["data"]["candidates"] if envelope["status"] != "ok" else [envelope["data"]]

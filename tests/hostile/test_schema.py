@@ -17,6 +17,7 @@ from django.test import Client as DjangoClient
 from werkzeug.test import Client, TestResponse
 
 from resolver.domain import errors
+from resolver.thresholds import current_fingerprint
 from tests.hostile.openapi import api_document, api_schema, v1_paths
 from tests.support.jev_contract_server import JevContractServer, decisive
 from tests.support.wsgi import application
@@ -240,7 +241,7 @@ def test_schema__reads_conform(wsgi, on_radicale):
 
 def test_schema__judged_responses_conform(wsgi, settings, radicale):
     """The judge on: probabilities and provenance in a clarification, and a semantic resolution."""
-    from resolver.domain.judgment import QUESTION_ID, question_fingerprint
+    from resolver.domain.judgment import QUESTION_ID
     from resolver.models import ApprovedThreshold
 
     with JevContractServer(default=decisive(1, p=0.97)) as jev:
@@ -253,7 +254,7 @@ def test_schema__judged_responses_conform(wsgi, settings, radicale):
         from django.utils import timezone
 
         ApprovedThreshold.objects.create(
-            question=QUESTION_ID, model=jev.model, fingerprint=question_fingerprint(), threshold=0.9,
+            question=QUESTION_ID, model=jev.model, fingerprint=current_fingerprint("jev"), threshold=0.9,
             cases=100, admitted_accuracy=0.99, coverage=0.5, evaluated_at=timezone.now(), active=True,
             approved_at=timezone.now(),
         )

@@ -12,8 +12,9 @@ from django.urls import path, reverse
 from django.utils import timezone
 
 from resolver.domain import chat
-from resolver.domain.judgment import QUESTION_ID, question_fingerprint
+from resolver.domain.judgment import QUESTION_ID
 from resolver.models import ApprovedThreshold
+from resolver.thresholds import current_fingerprint
 
 urlpatterns = [path("admin/", admin.site.urls)]
 pytestmark = [pytest.mark.django_db, pytest.mark.urls(__name__)]
@@ -22,7 +23,7 @@ pytestmark = [pytest.mark.django_db, pytest.mark.urls(__name__)]
 def make_threshold(**overrides: Any) -> ApprovedThreshold:
     fields: dict[str, Any] = dict(
         question=QUESTION_ID, model="llama3.2:3b", backend="openai", probability_source="logprobs",
-        fingerprint=chat.chat_fingerprint(), threshold=0.82, cases=400, admitted_accuracy=0.99, coverage=0.7,
+        fingerprint=current_fingerprint("openai"), threshold=0.82, cases=400, admitted_accuracy=0.99, coverage=0.7,
         risk_upper_bound=0.02, evaluated_at=timezone.now(), evidence={},
     )
     fields.update(overrides)
@@ -62,7 +63,7 @@ def test_advice_only_threshold__refused(client: Client) -> None:
 
 
 def test_openai_row_with_the_jev_fingerprint__refused(client: Client) -> None:
-    row = make_threshold(fingerprint=question_fingerprint())
+    row = make_threshold(fingerprint=current_fingerprint("jev"))
     messages = approve(client, row)
     row.refresh_from_db()
     assert not row.active and any("fingerprint does not match" in m for m in messages)

@@ -21,6 +21,7 @@ from resolver import services
 from resolver.domain import chat
 from resolver.domain.judgment import QUESTION_ID, question_fingerprint
 from resolver.models import ApprovedThreshold
+from resolver.thresholds import current_fingerprint
 from tests.support import jev_contract_server as jev
 from tests.support import openai_contract_server as oai
 from tests.support.resolving import resolve_outcome
@@ -60,7 +61,7 @@ def backend(request: pytest.FixtureRequest) -> Iterator[Backend]:
     if request.param == "jev":
         with jev.JevContractServer() as server:
             yield Backend(
-                name="jev", server=server, model=jev.DEFAULT_MODEL, fingerprint=question_fingerprint(),
+                name="jev", server=server, model=jev.DEFAULT_MODEL, fingerprint=current_fingerprint("jev"),
                 settings={"JUDGE_BACKEND": "resolver.judges.jev.JevJudge", "TYPESAFE_BASE_URL": server.url},
                 decisive=lambda n, p=0.94: jev.decisive(n, p=p), tie=lambda a, b: jev.tie(a, b),
                 no_match=lambda p=0.9: jev.no_match(p), defective=lambda: jev.defective("bad_sum"),
@@ -69,7 +70,7 @@ def backend(request: pytest.FixtureRequest) -> Iterator[Backend]:
         services.judges().clear()
         with oai.OpenAIContractServer() as server:
             yield Backend(
-                name="openai", server=server, model=oai.DEFAULT_MODEL, fingerprint=chat.chat_fingerprint(),
+                name="openai", server=server, model=oai.DEFAULT_MODEL, fingerprint=current_fingerprint("openai"),
                 settings={"JUDGE_BACKEND": "resolver.judges.openai.OpenAIJudge", "OPENAI_BASE_URL": server.url,
                           "OPENAI_MODEL": "local-model"},
                 decisive=lambda n, p=0.94: oai.choose(n, p=p),
@@ -187,7 +188,7 @@ def test_advice_only__marks_the_suggestion_and_never_resolves(radicale: Any, set
     services.judges().clear()
     with oai.OpenAIContractServer(logprobs=False) as server:
         backend = Backend(name="openai", server=server, model=oai.DEFAULT_MODEL,
-                          fingerprint=chat.chat_fingerprint(), settings={}, decisive=oai.choose,
+                          fingerprint=current_fingerprint("openai"), settings={}, decisive=oai.choose,
                           tie=lambda a, b: None, no_match=oai.no_match, defective=lambda: None)
         settings.RESOLVER = radicale.settings(JUDGE_BACKEND="resolver.judges.openai.OpenAIJudge",
                                               OPENAI_BASE_URL=server.url, OPENAI_MODEL="local-model")

@@ -21,8 +21,9 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from resolver import provenance
-from resolver.domain.judgment import QUESTION_ID, question_fingerprint
+from resolver.domain.judgment import QUESTION_ID
 from resolver.models import ApprovedThreshold
+from resolver.thresholds import current_fingerprint
 from tests.support.jev_contract_server import DEFAULT_MODEL, JevContractServer, decisive
 
 pytestmark = pytest.mark.django_db
@@ -48,7 +49,7 @@ def api(radicale, settings, jev) -> APIClient:
 def approve(threshold: float) -> ApprovedThreshold:
     now = datetime.now(timezone.utc)
     return ApprovedThreshold.objects.create(
-        question=QUESTION_ID, model=DEFAULT_MODEL, fingerprint=question_fingerprint(), threshold=threshold,
+        question=QUESTION_ID, model=DEFAULT_MODEL, fingerprint=current_fingerprint("jev"), threshold=threshold,
         cases=400, admitted_accuracy=0.99, coverage=0.7, risk_upper_bound=0.02, evaluated_at=now,
         active=True, approved_at=now,
     )

@@ -61,11 +61,12 @@ def test_provenance__written_by_a_gunicorn_worker_read_by_another_process(servic
 from datetime import datetime, timezone
 from django.contrib.auth import get_user_model
 from rest_framework.authtoken.models import Token
-from resolver.domain.judgment import QUESTION_ID, question_fingerprint
+from resolver.domain.judgment import QUESTION_ID
 from resolver.models import ApprovedThreshold
+from resolver.thresholds import current_fingerprint
 now = datetime.now(timezone.utc)
 ApprovedThreshold.objects.create(question=QUESTION_ID, model={DEFAULT_MODEL!r},
-    fingerprint=question_fingerprint(), threshold=0.8, cases=400, admitted_accuracy=0.99, coverage=0.7,
+    fingerprint=current_fingerprint("jev"), threshold=0.8, cases=400, admitted_accuracy=0.99, coverage=0.7,
     evaluated_at=now, active=True, approved_at=now)
 user = get_user_model().objects.create_user("worker-agent", password="pw-worker-123")
 print(Token.objects.create(user=user).key)
