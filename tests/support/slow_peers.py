@@ -30,7 +30,7 @@ from __future__ import annotations
 import socket
 import threading
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any, Iterator, Self
 from unittest import mock
 
 HEAD = (b"HTTP/1.1 207 Multi-Status\r\nContent-Type: application/xml; charset=utf-8\r\n"
@@ -39,13 +39,10 @@ FIRST = (b'<?xml version="1.0" encoding="utf-8"?><D:multistatus xmlns:D="DAV:"><
          b"<D:propstat><D:prop/><D:status>HTTP/1.1 200 OK</D:status></D:propstat></D:response></D:multistatus>")
 
 
-class ChunkTrickler:
-    def __init__(self, *, where: str = "size", interval: float = 0.05, max_bytes: int = 300) -> None:
-        if where not in ("size", "trailer"):
-            raise ValueError(where)
-        self.where = where
-        self.interval = interval
-        self.max_bytes = max_bytes
+class _Peer:
+    """A loopback server on 127.0.0.1 that answers each connection in a thread of its own (`_answer`)."""
+
+    def __init__(self) -> None:
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.sock.bind(("127.0.0.1", 0))
@@ -53,19 +50,9 @@ class ChunkTrickler:
         self.sock.settimeout(0.1)
         self.port = self.sock.getsockname()[1]
         self.requests = 0
-        self.sent = 0
         self.cut = threading.Event()
-        self.finished = threading.Event()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/"
-
-    def host_url(self, host: str) -> str:
-        """The server under another name (a fake DNS maps it to 127.0.0.1)."""
-        return f"http://{host}:{self.port}/"
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -75,6 +62,38 @@ class ChunkTrickler:
                 continue
             self.requests += 1
             threading.Thread(target=self._answer, args=(conn,), daemon=True).start()
+
+    def _answer(self, conn: socket.socket) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=2)
+        self.sock.close()
+
+
+class ChunkTrickler(_Peer):
+    def __init__(self, *, where: str = "size", interval: float = 0.05, max_bytes: int = 300) -> None:
+        if where not in ("size", "trailer"):
+            raise ValueError(where)
+        super().__init__()
+        self.where = where
+        self.interval = interval
+        self.max_bytes = max_bytes
+        self.sent = 0
+        self.finished = threading.Event()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/"
+
+    def host_url(self, host: str) -> str:
+        """The server under another name (a fake DNS maps it to 127.0.0.1)."""
+        return f"http://{host}:{self.port}/"
 
     def _prefix(self) -> bytes:
         if self.where == "size":
@@ -103,48 +122,22 @@ class ChunkTrickler:
         finally:
             conn.close()
 
-    def __enter__(self) -> ChunkTrickler:
-        self._thread.start()
-        return self
 
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join(timeout=2)
-        self.sock.close()
-
-
-class SilentServer:
+class SilentServer(_Peer):
     """Accepts on 127.0.0.1, reads the request, answers nothing for `hold` seconds, then closes.
 
     `cut` is set when the client closed the connection while the server was still holding it.
     """
 
     def __init__(self, *, hold: float = 10.0) -> None:
+        super().__init__()
         self.hold = hold
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(16)
-        self.sock.settimeout(0.1)
-        self.port = self.sock.getsockname()[1]
-        self.requests = 0
-        self.cut = threading.Event()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            try:
-                conn, _ = self.sock.accept()
-            except (TimeoutError, OSError):
-                continue
-            self.requests += 1
-            threading.Thread(target=self._hold, args=(conn,), daemon=True).start()
-
-    def _hold(self, conn: socket.socket) -> None:
+    def _answer(self, conn: socket.socket) -> None:
         conn.settimeout(self.hold)
         try:
             while conn.recv(65536):  # the request, then b"" when the client hangs up
@@ -154,15 +147,6 @@ class SilentServer:
             pass  # held the whole time: the client waited it out
         finally:
             conn.close()
-
-    def __enter__(self) -> SilentServer:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join(timeout=2)
-        self.sock.close()
 
 
 class SlowDNS:
