@@ -21,9 +21,11 @@ regularised), calibrated on the calibration split, and shipped as a data file
 SHA-256 and the encoder it was trained with. At run time this is plain numpy
 over a few dozen rows: no new dependency, well under a millisecond.
 
-A candidate below the model's floor is not offered, and nothing is when
-P(none of them) reaches the model's cut (both chosen together on the
-calibration split): a reference to nothing then answers `no_candidates`. The model never
+A candidate below the model's floor is not offered, nor a title only the
+encoder found that is less near than the model's encoder-only cosine, and
+nothing is when P(none of them) reaches the model's cut (each derived from
+the labelled set: docs/retrieval.md): a reference to nothing then answers
+`no_candidates`. The model never
 resolves on its own: only a threshold certified for its name and fingerprint
 and approved by staff lets its top candidate be the answer (invariant 4).
 """
