@@ -26,6 +26,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from resolver.oauth.documents import DocumentFetcher
+from tests.support.slow_peers import LoopbackPeer
 
 
 def certificate(folder: Path, name: str) -> tuple[Path, Path]:
@@ -61,7 +62,7 @@ def document(client_id: str, callback: str, name: str = "Hosted agent") -> dict[
             "response_types": ["code"]}
 
 
-class DocumentServer:
+class DocumentServer(LoopbackPeer):
     TLS_RECORD = b"\x16\x03\x03\x40\x00" + b"\x02" * 1000
 
     def __init__(self, folder: Path, name: str, *, mode: str = "document", interval: float = 0.3,
@@ -74,30 +75,12 @@ class DocumentServer:
         self.context.load_cert_chain(self.cert_path, self.key_path)
         self.sni: list[str | None] = []
         self.context.sni_callback = lambda sock, server_name, ctx: self.sni.append(server_name)
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(16)
-        self.sock.settimeout(0.1)
-        self.port = self.sock.getsockname()[1]
+        super().__init__()
         self.client_id = f"https://{name}:{self.port}/oauth/client.json"
         self.callback = f"https://{name}/callback"
         self.body = body if body is not None else json.dumps(document(self.client_id, self.callback)).encode()
-        self.connections = 0
-        self.requests: list[bytes] = []
-        self.cut = threading.Event()
+        self.received: list[bytes] = []  # each request's head, as it came
         self.answered = threading.Event()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            try:
-                conn, _ = self.sock.accept()
-            except (TimeoutError, OSError):
-                continue
-            self.connections += 1
-            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
 
     def _trickle(self, conn: Any, data: bytes) -> bool:
         for byte in data:
@@ -106,7 +89,11 @@ class DocumentServer:
             conn.sendall(bytes([byte]))
         return True
 
-    def _serve(self, conn: socket.socket) -> None:
+    @property
+    def requests(self) -> list[bytes]:  # type: ignore[override]
+        return self.received
+
+    def _answer(self, conn: socket.socket) -> None:
         conn.settimeout(30)
         try:
             if self.mode == "trickle_handshake":
@@ -120,7 +107,7 @@ class DocumentServer:
                 if not chunk:
                     return
                 request += chunk
-            self.requests.append(request)
+            self.received.append(request)
             head = (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nCache-Control: max-age=600\r\n"
                     b"Content-Length: " + str(len(self.body)).encode() + b"\r\nConnection: close\r\n\r\n")
             if self.mode == "trickle_headers":
@@ -137,11 +124,3 @@ class DocumentServer:
         finally:
             conn.close()
 
-    def __enter__(self) -> DocumentServer:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join(timeout=2)
-        self.sock.close()

@@ -39,8 +39,9 @@ FIRST = (b'<?xml version="1.0" encoding="utf-8"?><D:multistatus xmlns:D="DAV:"><
          b"<D:propstat><D:prop/><D:status>HTTP/1.1 200 OK</D:status></D:propstat></D:response></D:multistatus>")
 
 
-class _Peer:
-    """A loopback server on 127.0.0.1 that answers each connection in a thread of its own (`_answer`)."""
+class LoopbackPeer:
+    """A loopback server on 127.0.0.1 that answers each connection in a thread of its own (`_answer`);
+    `connections` counts them, `cut` is for the subclass to set when the client hung up early."""
 
     def __init__(self) -> None:
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -49,7 +50,7 @@ class _Peer:
         self.sock.listen(16)
         self.sock.settimeout(0.1)
         self.port = self.sock.getsockname()[1]
-        self.requests = 0
+        self.connections = 0
         self.cut = threading.Event()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -60,8 +61,13 @@ class _Peer:
                 conn, _ = self.sock.accept()
             except (TimeoutError, OSError):
                 continue
-            self.requests += 1
+            self.connections += 1
             threading.Thread(target=self._answer, args=(conn,), daemon=True).start()
+
+    @property
+    def requests(self) -> int:
+        """The connections answered (one request each)."""
+        return self.connections
 
     def _answer(self, conn: socket.socket) -> None:
         raise NotImplementedError
@@ -76,7 +82,7 @@ class _Peer:
         self.sock.close()
 
 
-class ChunkTrickler(_Peer):
+class ChunkTrickler(LoopbackPeer):
     def __init__(self, *, where: str = "size", interval: float = 0.05, max_bytes: int = 300) -> None:
         if where not in ("size", "trailer"):
             raise ValueError(where)
@@ -123,7 +129,7 @@ class ChunkTrickler(_Peer):
             conn.close()
 
 
-class SilentServer(_Peer):
+class SilentServer(LoopbackPeer):
     """Accepts on 127.0.0.1, reads the request, answers nothing for `hold` seconds, then closes.
 
     `cut` is set when the client closed the connection while the server was still holding it.
