@@ -24,7 +24,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import tzinfo
 from typing import TYPE_CHECKING, Any, Iterable, Protocol, Sequence
@@ -41,6 +40,7 @@ from resolver.domain.errors import (
 )
 from resolver.domain.items import Collection, Item, Kind
 from resolver.domain.ports import CalendarSource
+from resolver.registry import Registry
 
 if TYPE_CHECKING:
     from resolver.domain.ports import FetchResult
@@ -167,39 +167,21 @@ class Namespacer:
             return sum(len(m) for m in self._last.values())
 
 
-class NamespaceRegistry:
+class NamespaceRegistry(Registry[tuple[Any, str], Namespacer]):
     """One Namespacer per connected account (its row), created on first use, least recently used
-    dropped beyond `max_accounts` (the reader registry's shape, resolver/calendars/caldav/reader.py)."""
+    dropped beyond `max_accounts` (the process's registry convention, resolver/registry.py)."""
 
     def __init__(self, *, max_accounts: int = 1000) -> None:
-        self._by_account: OrderedDict[tuple[Any, str], Namespacer] = OrderedDict()
-        self._lock = threading.Lock()
-        self._max = max_accounts
+        super().__init__(max_accounts)
 
-    def get(self, account_id: Any, slug: str) -> Namespacer:
-        key = (account_id, slug)
-        with self._lock:
-            namespacer = self._by_account.get(key)
-            if namespacer is None:
-                namespacer = self._by_account[key] = Namespacer(slug)
-                while len(self._by_account) > self._max:
-                    self._by_account.popitem(last=False)
-            else:
-                self._by_account.move_to_end(key)
-            return namespacer
+    def create(self, key: tuple[Any, str]) -> Namespacer:
+        return Namespacer(key[1])
 
-    def drop(self, account_id: Any) -> None:
-        with self._lock:
-            for key in [k for k in self._by_account if k[0] == account_id]:
-                del self._by_account[key]
+    def get(self, account_id: Any, slug: str) -> Namespacer:  # type: ignore[override]
+        return super().get((account_id, slug))
 
-    def clear(self) -> None:
-        with self._lock:
-            self._by_account.clear()
-
-    def __len__(self) -> int:
-        with self._lock:
-            return len(self._by_account)
+    def drop(self, account_id: Any) -> None:  # type: ignore[override]
+        self.drop_where(lambda key: key[0] == account_id)
 
 
 def namespaces() -> NamespaceRegistry:

@@ -14,15 +14,19 @@ class ResolverConfig(AppConfig):
         # line of the process, at any level, whoever logs it (resolver/redaction.py).
         redaction.install()
         from resolver.accounts import NamespaceRegistry
+        from resolver.encoders import EncoderRegistry
         from resolver.judges.registry import JudgeRegistry
+        from resolver.rankers import RelevanceModelRegistry
 
+        # The process's state is here, in registries of one convention (resolver/registry.py):
+        # bounded, thread-safe, each value built on first use. Tests put fresh ones in place.
         # The process's judges, one per configuration (resolver/judges/registry.py).
         self.judges = JudgeRegistry()
         # The semantic signal's encoders, one per dotted path (services.semantic_encoder):
         # each loads its weights once, on its first encode.
-        self.encoders: dict[str, object] = {}
+        self.encoders = EncoderRegistry()
         # The relevance models, one per file (services.relevance_model): read once, immutable.
-        self.relevance_models: dict[str, object] = {}
+        self.relevance_models = RelevanceModelRegistry()
 
         # The per-user accounts' namespaced items (resolver/accounts.py): the process's
         # state, owned here rather than by a module global; tests swap it (use_namespaces).

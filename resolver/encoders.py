@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from resolver.conf import build_backend
 from resolver.domain import glossary, semantic
+from resolver.registry import Registry
 
 
 class MultilingualUSE(semantic.MultilingualUSE):
@@ -19,3 +21,16 @@ class MultilingualUSE(semantic.MultilingualUSE):
     def from_settings(cls, settings: Any) -> MultilingualUSE:
         # No dictionaries there (or the setting empty): titles are read as they are.
         return cls(glossary=glossary.find_freedict(settings.GLOSSARY_DIR))
+
+
+class EncoderRegistry(Registry[str, Any]):
+    """The process's encoders, one per dotted path (resolver/registry.py): each loads its weights once.
+
+    Few are kept (a site has one; tests a few): an encoder holds its model's weights.
+    """
+
+    capacity = 4
+
+    def create(self, key: str) -> Any:
+        # The key is RESOLVER["SEMANTIC_ENCODER"] as it is now: the setting builds it.
+        return build_backend("SEMANTIC_ENCODER")

@@ -174,13 +174,9 @@ def relevance_model() -> Any:
     configured = resolver_settings.RELEVANCE_MODEL
     if configured is None:
         return None
-    from resolver.domain.relevance import DEFAULT_MODEL, RelevanceModel
+    from resolver.domain.relevance import DEFAULT_MODEL
 
-    path = str(configured or DEFAULT_MODEL)
-    models = apps.get_app_config("resolver").relevance_models
-    if path not in models:
-        models[path] = RelevanceModel.load(path)
-    return models[path]
+    return apps.get_app_config("resolver").relevance_models.get(str(configured or DEFAULT_MODEL))
 
 
 def semantic_encoder() -> Any:
@@ -192,11 +188,7 @@ def semantic_encoder() -> Any:
     if not resolver_settings.SEMANTIC:
         return None
     # One encoder per dotted path for the process (its weights load once), owned by the app.
-    encoders = apps.get_app_config("resolver").encoders
-    path = str(resolver_settings.SEMANTIC_ENCODER)
-    if path not in encoders:
-        encoders[path] = build_backend("SEMANTIC_ENCODER")
-    return encoders[path]
+    return apps.get_app_config("resolver").encoders.get(str(resolver_settings.SEMANTIC_ENCODER))
 
 
 def provenance_of(outcome: Outcome) -> dict[str, Any] | None:

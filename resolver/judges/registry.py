@@ -9,13 +9,13 @@ that configuration: `shared` returns that one. Judges compare by their
 configuration (dataclass equality; sessions, clocks and sleeps are not part of
 it). The least recently used judge beyond `max_judges` is dropped and its
 connections closed. The process's registry is created with the app
-(resolver.apps.ResolverConfig.ready), like the reader registry of CalDAV accounts.
+(resolver.apps.ResolverConfig.ready), like every registry (resolver/registry.py).
 """
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from typing import Any, TypeVar
+
+from resolver.registry import Registry
 
 J = TypeVar("J")
 
@@ -23,44 +23,24 @@ J = TypeVar("J")
 MAX_JUDGES = 8
 
 
-class JudgeRegistry:
+class JudgeRegistry(Registry[tuple[type, Any], Any]):
     def __init__(self, *, max_judges: int = MAX_JUDGES) -> None:
-        self._judges: OrderedDict[Any, Any] = OrderedDict()
-        self._lock = threading.Lock()
-        self._max = max_judges
+        super().__init__(max_judges)
+
+    def create(self, key: tuple[type, Any]) -> Any:
+        # The key is the judge's configuration, and the first judge built with it is the one kept.
+        return key[1]
+
+    def close(self, judge: Any) -> None:
+        connections = getattr(judge, "connections", None)
+        if connections is not None:
+            connections.close()
 
     def shared(self, judge: J) -> J:
         """The judge already kept for this configuration, or `judge`, now kept."""
+        key = (type(judge), judge)
         try:
-            key = (type(judge), judge)
             hash(key)
         except TypeError:  # a judge that is not a frozen dataclass: nothing to share
             return judge
-        dropped = []
-        with self._lock:
-            kept = self._judges.get(key)
-            if kept is not None:
-                self._judges.move_to_end(key)
-                return kept
-            self._judges[key] = judge
-            while len(self._judges) > self._max:
-                dropped.append(self._judges.popitem(last=False)[1])
-        for old in dropped:
-            _close(old)
-        return judge
-
-    def clear(self) -> None:
-        """Drop every judge and close its connections (tests, and a process shutting down)."""
-        with self._lock:
-            judges, self._judges = list(self._judges.values()), OrderedDict()
-        for judge in judges:
-            _close(judge)
-
-    def __len__(self) -> int:
-        return len(self._judges)
-
-
-def _close(judge: Any) -> None:
-    connections = getattr(judge, "connections", None)
-    if connections is not None:
-        connections.close()
+        return self.get(key)  # type: ignore[no-any-return]
