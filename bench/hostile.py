@@ -2,7 +2,7 @@
 
     .venv/bin/python -m bench.hostile [--reader PATH_TO_ICAL_PY] [--timeout 120]
     .venv/bin/python -m bench.hostile --titles [--tree CHECKOUT] [--title-mb 1.0]
-    .venv/bin/python -m bench.hostile --worst [--title-chars 500] [--response-mib 64]
+    .venv/bin/python -m bench.hostile --worst [--title-chars 500] [--response-mib 8]
 
 Each resource of tests/support/hostile_ics.py is read with `ical.live_items`
 in a child process (a pathological one may not finish), against a fixed now
@@ -21,8 +21,8 @@ against the budget, the child's peak RSS, the outcome, and the JSON size of a
 clarification envelope listing 20 such items. `--tree` runs it against another
 checkout (`git archive OLD | tar -x -C DIR`): before and after.
 
-`--worst`: the calendar that chose the title bound. One CalDAV answer may be
-RESOLVER_MAX_RESPONSE_BYTES (64 MiB); it is filled with to-dos whose titles are
+`--worst`: the calendar that chose the bounds. One CalDAV answer may be
+RESOLVER_MAX_RESPONSE_BYTES (8 MiB); it is filled with to-dos whose titles are
 `--title-chars` characters of distinct short words (the most words, hence the
 most memory and matching, per byte), each resource counted with its share of
 the multistatus XML. They are parsed and resolved as above; the figures are
@@ -124,9 +124,11 @@ def _resolve_and_print(texts: list[str], label: str) -> None:
     from resolver.domain import deadline, semantic
     from resolver.domain.items import Kind
     from resolver.domain.pipeline import NoThresholds, resolve
+    from resolver.domain.relevance import DEFAULT_MODEL, RelevanceModel
     from resolver.domain.requests import parse_request
     from resolver.judges.disabled import DisabledJudge
 
+    ranker = RelevanceModel.load(DEFAULT_MODEL)
     encoder = semantic.MultilingualUSE()
     encoder.encode(["warm up"])  # the model's load is not the resolution's
     window = ical.window_from(NOW, 90)
@@ -136,6 +138,7 @@ def _resolve_and_print(texts: list[str], label: str) -> None:
     # One deadline over the read and the resolution, as a service opens it; the read looks at it
     # every 64 resources, as the CalDAV reader does.
     started = time.perf_counter()
+    cpu = time.process_time()
     try:
         with deadline.running(deadline.DEFAULT_SECONDS):
             for n, text in enumerate(texts):
@@ -147,7 +150,8 @@ def _resolve_and_print(texts: list[str], label: str) -> None:
             calendar = MemoryCalendar(items=items)
             started = time.perf_counter()
             outcome = resolve(request=parse_request(text=REFERENCE, kind="task"), calendar=calendar,
-                              judge=DisabledJudge(), policy=NoThresholds(), request_id="bench", semantic=encoder)
+                              judge=DisabledJudge(), policy=NoThresholds(), request_id="bench", semantic=encoder,
+                              ranker=ranker)
             resolve_s = time.perf_counter() - started
         listed = [outcome.item] if outcome.item is not None else list(outcome.candidates)
         result = (f"{outcome.status.value}, {len(listed)} listed, longest listed title "
@@ -158,7 +162,8 @@ def _resolve_and_print(texts: list[str], label: str) -> None:
         read_s, resolve_s = (read_s, elapsed) if read_s else (elapsed, 0.0)
         result = f"{type(err).__name__}: {getattr(err, 'code', '')} {getattr(err, 'details', err)}"
     print(f"{label}: {len(items)} items; read {read_s:.1f} s + resolution {resolve_s:.1f} s "
-          f"= {read_s + resolve_s:.1f} s (budget {deadline.DEFAULT_SECONDS:.0f} s); peak RSS {_peak_mib()} MiB "
+          f"= {read_s + resolve_s:.1f} s (budget {deadline.DEFAULT_SECONDS:.0f} s), "
+          f"CPU {time.process_time() - cpu:.1f} s; peak RSS {_peak_mib()} MiB "
           f"(before reading {baseline} MiB); {result}", flush=True)
 
 
@@ -223,6 +228,8 @@ def _in_child(flag: list[str], tree: str | None, timeout: float) -> None:
 
 
 def main() -> None:
+    from resolver.calendars.caldav.calendar import DEFAULT_MAX_RESPONSE_BYTES
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reader", help="path of an ical.py to measure instead of the current one")
     parser.add_argument("--timeout", type=float, default=120.0)
@@ -231,7 +238,7 @@ def main() -> None:
     parser.add_argument("--title-mb", type=float, default=1.0)
     parser.add_argument("--worst", action="store_true", help="a full response of titles at the bound")
     parser.add_argument("--title-chars", type=int, default=500)
-    parser.add_argument("--response-mib", type=float, default=64.0)
+    parser.add_argument("--response-mib", type=float, default=DEFAULT_MAX_RESPONSE_BYTES / 1024 / 1024)
     parser.add_argument("--child", choices=["titles", "worst"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child == "titles":

@@ -73,8 +73,9 @@ DEFAULTS: dict[str, Any] = {
     # Resources the process-wide parse memo holds; 0 turns it off (every read is full).
     "PARSE_CACHE_ITEMS": 100_000,
     # Bytes one CalDAV answer may have; beyond, calendar_unavailable reason
-    # response_too_large (docs/performance.md: about 7x a 20,000-item REPORT).
-    "MAX_RESPONSE_BYTES": 64 * 1024 * 1024,
+    # response_too_large: about 17,000 ordinary items; the worst answer of this size resolves
+    # within the deadline and 600 MB (docs/security.md, bench/hostile.py --worst).
+    "MAX_RESPONSE_BYTES": 8 * 1024 * 1024,
     # Hostile calendars: bounds on the work one resource may cost (README).
     "MAX_RESOURCE_BYTES": 1024 * 1024,
     "MAX_RESOURCE_COMPONENTS": 1000,

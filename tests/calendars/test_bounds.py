@@ -120,10 +120,11 @@ def test_a_long_title_is_cut_when_read_and_marked():
     whole = HOSTILE["long_title"][0](NOW).split("SUMMARY:")[1].split("\r\n")[0]
     assert len(whole) > 200_000
     assert item.title == whole[:MAX_TITLE_CHARS] + TITLE_CUT_MARKER and item.title_truncated
-    assert len(item.title_key) == TITLE_SCORED_CHARS + 1
-    assert sum(map(len, item.title_words)) < TITLE_SCORED_CHARS
+    assert len(item.title_key) == MAX_TITLE_CHARS + 1
+    # Matching scores the words of the first TITLE_SCORED_CHARS characters only (items.scored_part).
+    assert " ".join(item.title_tokens) == "hostile long title" + " padding words" * 10
     # Neither its first 500 characters nor the cut title as shown is an exact match: a cut title is not the title.
-    assert exact_matches(item.title[:TITLE_SCORED_CHARS], [item]) == []
+    assert exact_matches(item.title[:MAX_TITLE_CHARS], [item]) == []
     assert exact_matches(item.title, [item]) == []
     assert exact_matches(item.uid, [item]) == [item] and exact_matches(item.item_id, [item]) == [item]
     short = make_item(collection_path="/u/c/", uid="s", title="  Short title ", etag='"e"', kind=Kind.TASK)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from resolver.domain.items import Kind, fold, make_item, match_key, normalise, strip_clitics, umlaut_variant
+from resolver.domain.items import MAX_TITLE_CHARS, Kind, fold, make_item, match_key, normalise, strip_clitics, umlaut_variant
 
 
 def task(title: str):
@@ -74,3 +74,26 @@ def test_make_item__words_folded_and_stripped_key_exact():
 
 def test_match_key__reference_side_is_the_same_function():
     assert match_key("  Zara’s BJÖRN ") == "zara bjorn"
+
+
+def test_scored_part__a_long_key_is_scored_up_to_the_bound_at_a_word_end():
+    from resolver.domain.items import TITLE_SCORED_CHARS, scored_part
+
+    key = "renew " + "word " * 100
+    part = scored_part(key)
+    assert len(part) <= TITLE_SCORED_CHARS and part.endswith("word") and key.startswith(part)
+    assert scored_part("short title") == "short title"
+    # One word longer than the bound (a text without spaces) keeps its beginning rather than nothing.
+    assert scored_part("x" * 400) == "x" * TITLE_SCORED_CHARS
+
+
+def test_make_item__words_past_the_scored_bound_are_not_matched_but_the_exact_title_is():
+    from resolver.domain.items import TITLE_SCORED_CHARS
+    from resolver.domain.matching import exact_matches
+
+    title = "Quarterly budget review " + "with notes " * 30 + "zeppelin"
+    assert TITLE_SCORED_CHARS < len(title) <= MAX_TITLE_CHARS
+    item = make_item(collection_path="/u/c/", uid="u", title=title, etag='"e"', kind=Kind.TASK)
+    assert "zeppelin" not in item.title_tokens and "budget" in item.title_words
+    assert item.title == title and not item.title_truncated
+    assert exact_matches(title.upper(), [item]) == [item]

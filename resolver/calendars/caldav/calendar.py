@@ -14,7 +14,7 @@ from resolver.calendars.ical import Limits
 from resolver.domain.items import Collection, Kind
 
 # Bytes one CalDAV answer may have (RESOLVER_MAX_RESPONSE_BYTES; docs/performance.md sizes it).
-DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024
+DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024
 
 
 @dataclass
