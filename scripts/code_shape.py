@@ -15,8 +15,9 @@
 - registries: classes named `...Registry`, classes whose `get`/`shared` method builds
   an object and keeps it in a per-key map, and per-key maps an AppConfig holds and a
   module-level function fills; each with whether it is bounded (an LRU, or entries
-  popped beyond a maximum) and thread-safe (a Lock, or an LRU, which has one), its
-  public methods, and where the process's one lives;
+  popped beyond a maximum) and thread-safe (a Lock, or an LRU, which has one; either
+  may come from a base class of the package), the package's classes it derives from,
+  its own public methods, and where the process's one lives;
 - import cycles between resolver's modules: strongly connected components of the
   import graph, once with module-level imports only and once with imports inside
   functions too (a function-level import is how a cycle is usually hidden);
@@ -360,15 +361,22 @@ def _is_registry(node: ast.ClassDef, classes: dict[str, ast.ClassDef]) -> bool:
                for m in node.body)
 
 
+def _bases(node: ast.ClassDef, classes: dict[str, ast.ClassDef]) -> list[str]:
+    """The package's classes `node` derives from (`Registry` for `class R(Registry[str, Any])`)."""
+    names = [ast.unparse(b.value if isinstance(b, ast.Subscript) else b).rpartition(".")[2] for b in node.bases]
+    return [name for name in names if name in classes and name != node.name]
+
+
 def _has(node: ast.AST, classes: dict[str, ast.ClassDef], test, seen: frozenset = frozenset()) -> bool:
-    """Whether `node` passes `test` itself or through an instance of a package class it builds."""
+    """Whether `node` passes `test` itself, through a package class it derives from, or through
+    an instance of a package class it builds."""
     if any(test(n) for n in ast.walk(node)):
         return True
-    for call in (n for n in ast.walk(node) if isinstance(n, ast.Call)):
-        name = _called(call)
-        if name in classes and name not in seen and _has(classes[name], classes, test, seen | {name}):
-            return True
-    return False
+    related = [_called(n) for n in ast.walk(node) if isinstance(n, ast.Call)]
+    if isinstance(node, ast.ClassDef):
+        related += _bases(node, classes)
+    return any(name in classes and name not in seen and _has(classes[name], classes, test, seen | {name})
+               for name in related)
 
 
 def _pops(n: ast.AST) -> bool:
@@ -409,6 +417,7 @@ def registries(trees: dict[str, ast.Module]) -> list[dict]:
                     "thread_safe": _has(node, classes, _locks),
                     "methods": sorted(m.name for m in node.body if isinstance(m, ast.FunctionDef)
                                       and (not m.name.startswith("_") or m.name == "__len__")),
+                    "bases": _bases(node, classes),
                     "held_by": sorted(held.get(node.name, [])),
                 })
     return sorted(found, key=lambda r: r["name"]) + _app_config_maps(trees)
@@ -433,6 +442,7 @@ def _app_config_maps(trees: dict[str, ast.Module]) -> list[dict]:
                         "thread_safe": any(_has(f, {}, _locks) or "lock" in ast.unparse(f).lower()
                                            for _, f in fillers),
                         "methods": sorted(f"{m}.{f.name}" for m, f in fillers),
+                        "bases": [],
                         "held_by": [f"{name}.{cls.name}.{attr}"],
                     })
     return found
@@ -556,6 +566,7 @@ def _print_functions_and_state(figures: dict) -> None:
     for r in figures["registries"]:
         print(f"  {r['name']}: {'bounded' if r['bounded'] else 'UNBOUNDED'}, "
               f"{'thread-safe' if r['thread_safe'] else 'NO LOCK'}; "
+              f"{'a ' + ', '.join(r['bases']) + '; ' if r['bases'] else ''}"
               f"methods {', '.join(r['methods'])}; held by {', '.join(r['held_by']) or '-'}")
 
 

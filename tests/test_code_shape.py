@@ -16,11 +16,11 @@ from enum import StrEnum
 
 
 class Reason(StrEnum):
-    AMBIGUOUS = ("ambiguous", "Several candidates.")
+    VAGUE = ("vague", "Several candidates.")
 
 
 class WarningCode(StrEnum):
-    ITEMS_SKIPPED = "items_skipped"
+    LOST_ITEMS = "lost_items"
 ''',
     "resolver/store.py": '''
 import threading
@@ -41,7 +41,7 @@ class Store:
 
     def add(self, row):
         self.rows.append(row)
-        return "ambiguous"
+        return "vague"
 
 
 class StoreRegistry:
@@ -55,6 +55,11 @@ class StoreRegistry:
             while len(self._stores) > 4:
                 self._stores.popitem(last=False)
             return store
+
+
+class ModelRegistry(StoreRegistry):
+    def create(self, key):
+        return Store()
 
 
 class Builders:
@@ -93,11 +98,11 @@ def model(path):
         models[path] = object()
     return models[path]
 ''',
-    "resolver/templates/resolver/page.html": '<p data-reason="ambiguous"></p>',
-    "README.md": "A clarification says `ambiguous`.\n",
-    "docs/doors.md": 'The warning "items_skipped", and `ambiguous` again; ambiguous in prose is no place.\n',
-    "tests/test_store.py": 'def test_store():\n    assert "ambiguous"\n',
-    "tests/web/test_services.py": "def test_page():\n    assert '\"reason\": \"ambiguous\"'\n",
+    "resolver/templates/resolver/page.html": '<p data-reason="vague"></p>',
+    "README.md": "A clarification says `vague`.\n",
+    "docs/doors.md": 'The warning "lost_items", and `vague` again; vague in prose is no place.\n',
+    "tests/test_store.py": 'def test_store():\n    assert "vague"\n',
+    "tests/web/test_services.py": "def test_page():\n    assert '\"reason\": \"vague\"'\n",
 }
 
 
@@ -132,11 +137,14 @@ def test_code_shape__upper_case_state_counts_instances_of_own_mutable_classes(fi
 
 def test_code_shape__registries_say_whether_they_are_bounded_and_locked(figures):
     registries = {r["name"]: r for r in figures["registries"]}
-    assert set(registries) == {"resolver.store.StoreRegistry", "resolver.store.Builders",
-                               "resolver.apps.Config.models"}
+    assert set(registries) == {"resolver.store.StoreRegistry", "resolver.store.ModelRegistry",
+                               "resolver.store.Builders", "resolver.apps.Config.models"}
     assert registries["resolver.store.StoreRegistry"]["bounded"] is True
     assert registries["resolver.store.StoreRegistry"]["thread_safe"] is True
     assert registries["resolver.store.StoreRegistry"]["methods"] == ["get"]
+    # A subclass is bounded and locked through its base.
+    subclass = registries["resolver.store.ModelRegistry"]
+    assert (subclass["bounded"], subclass["thread_safe"], subclass["bases"]) == (True, True, ["StoreRegistry"])
     assert registries["resolver.store.Builders"]["bounded"] is False
     assert registries["resolver.store.Builders"]["thread_safe"] is False
     models = registries["resolver.apps.Config.models"]
@@ -145,12 +153,12 @@ def test_code_shape__registries_say_whether_they_are_bounded_and_locked(figures)
 
 
 def test_code_shape__files_a_new_reason_touches_are_counted_apart(figures):
-    assert figures["places_per_code"]["ambiguous"] == [
+    assert figures["places_per_code"]["vague"] == [
         "resolver/domain/codes.py", "resolver/store.py", "resolver/templates/resolver/page.html"]
     outside = figures["places_per_code_docs_and_tests"]
-    assert outside["ambiguous"] == {"docs": ["README.md", "docs/doors.md"],
+    assert outside["vague"] == {"docs": ["README.md", "docs/doors.md"],
                                     "tests": ["tests/test_store.py", "tests/web/test_services.py"]}
-    assert outside["items_skipped"] == {"docs": ["docs/doors.md"], "tests": []}
+    assert outside["lost_items"] == {"docs": ["docs/doors.md"], "tests": []}
     assert figures["files_a_new_reason_touches"] == {"package": 3, "docs": 2, "tests": 2, "all": 7}
 
 
