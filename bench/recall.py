@@ -4,6 +4,7 @@
     .venv/bin/python bench/recall.py --split train --show-misses
     .venv/bin/python bench/recall.py --calendar b --category absent
     .venv/bin/python bench/recall.py --live --json bench/out/recall.json
+    .venv/bin/python bench/recall.py --fitting-splits --split calibrate --model retrained.json
 
 Every reference of every bench/data/retrieval/references*.jsonl and
 bench/data/retrieval/b/references*.jsonl (bench/retrieval.py) is resolved against
@@ -49,12 +50,17 @@ overall `wrong` counts every reference):
 - median milliseconds per reference.
 
 For `absent`, one more line per `absent_type` (unrelated, similar,
-other_kind, completed): how many were answered with no candidates at all
+other_kind, completed), for the project with the fusion rule and with the
+relevance model: how many were answered with no candidates at all
 (needs_clarification, empty list), how many resolved (wrong), and the
 number of candidates offered (median, max).
 
 Splits: train (rules are chosen there), calibrate (a model's probabilities
 are fitted there), test (read once); the tables keep the splits apart.
+`--fitting-splits` relabels train and calibrate as bench/relevance.py fits
+them (halves by the parity of the ID's SHA-256), so that a retrained model
+(`--model`, the shipped one by default) is compared with the shipped one on
+references neither's weights were fitted on.
 """
 from __future__ import annotations
 
@@ -470,6 +476,11 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--certified", type=float, metavar="THETA",
                         help="also run the relevance model with its threshold THETA approved (project-certified): "
                              "what it resolves on its own, and how often wrongly")
+    parser.add_argument("--model", type=Path, metavar="PATH",
+                        help="the relevance model file to run (default the shipped one): a retrained one, compared")
+    parser.add_argument("--fitting-splits", action="store_true",
+                        help="train and calibrate as bench/relevance.py fits them (the halves by the parity of "
+                             "the ID's SHA-256), not the files' labels; test stays test")
     parser.add_argument("--json", metavar="PATH", help="write the figures as JSON to PATH")
     parser.add_argument("--category", choices=retrieval.CATEGORIES, help="run only this category")
     parser.add_argument("--show-misses", action="store_true",
@@ -489,6 +500,10 @@ def main(argv: list[str] | None = None) -> int:
     from resolver.calendars.memory import MemoryCalendar
 
     refs = retrieval.load_references(args.calendar)
+    if args.fitting_splits:
+        from bench.relevance import fitting_split
+
+        refs = [{**r, "split": fitting_split(r)} for r in refs]
     if args.split != "all":
         refs = [r for r in refs if r["split"] == args.split]
     if args.category:
@@ -521,7 +536,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_ranker:
         from resolver.domain.relevance import RelevanceModel
 
-        model = RelevanceModel.load()
+        model = RelevanceModel.load(args.model) if args.model else RelevanceModel.load()
         runs["project-ranker"] = run_project(refs, calendars(), metas, semantic=encoder, ranker=model)
         if args.certified is not None:
             runs["project-certified"] = run_project(refs, calendars(), metas, semantic=encoder, ranker=model,
@@ -552,7 +567,7 @@ def main(argv: list[str] | None = None) -> int:
         report["splits"][split] = figures
         write(f"\n== {split} ({sum(1 for r in refs if r['split'] == split)} references; {where}) ==")
         write(render(figures, categories, has_time=has_time))
-        for method in ("project", "project-live"):
+        for method in ("project", "project-ranker", "project-live"):
             breakdown = absent_breakdown(runs.get(method, []), split)
             if breakdown:
                 report["absent_types"].setdefault(split, {})[method] = breakdown

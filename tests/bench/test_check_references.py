@@ -1,4 +1,6 @@
-"""bench/data/retrieval/check_references.py finds each kind of bad label, and the second set passes it.
+"""bench/data/retrieval/check_references.py finds each kind of bad label; the labelled sets pass it.
+
+The second set and the references to nothing added for issue 37 are checked as they are.
 
 The checker is loaded from its file (it lives beside the data, not in a package).
 """
@@ -84,3 +86,30 @@ def test_splits_are_stable_when_references_are_appended():
     before = splitter.assign(refs)
     assert splitter.assign(refs + [{"category": "partial"}] * 7)[:23] == before
     assert sorted(before[:10]) == sorted(splitter.PATTERN)
+
+
+def test_the_references_to_nothing_pass_never_test_and_split_by_parity():
+    """Issue 37's added references to nothing: calendar a's pass the checker, calendar b's the strict rules
+    (an `unrelated` one shares no content word with a title, a `completed` or `other_kind` one names its
+    item); none is in the closed test split, each is train or calibrate as bench/relevance.py fits them;
+    and at least a fifth of the whole set now names nothing."""
+    from bench.relevance import fitting_split
+
+    a_path, b_path = HERE / "references_absent.jsonl", retrieval.CALENDARS["b"] / "references_absent.jsonl"
+    problems, checked, _ = checker.check([a_path], retrieval.load_items(), retrieval.load_meta(),
+                                         calendar="a", splits=("train", "calibrate"))
+    assert problems == [] and checked >= 50
+    spec = importlib.util.spec_from_file_location("b_check", retrieval.CALENDARS["b"] / "check.py")
+    b_check = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(b_check)
+    b_items = retrieval.load_items(retrieval.CALENDARS["b"])
+    by_uid = {item["uid"]: item for item in b_items}
+    b_refs = retrieval.load_references(files=[b_path])
+    assert len(b_refs) >= 50
+    assert [e for ref in b_refs for e in b_check.strict(ref["id"], ref, b_items, by_uid)] == []
+    refs = retrieval.load_references(files=[a_path, b_path])
+    assert {r["category"] for r in refs} == {retrieval.ABSENT} and all(r["expected"] == [] for r in refs)
+    assert [r["split"] for r in refs] == [fitting_split(r) for r in refs]
+    assert "test" not in {r["split"] for r in refs}
+    every = retrieval.load_references()
+    assert sum(r["category"] == retrieval.ABSENT for r in every) / len(every) >= 0.2
