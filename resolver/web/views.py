@@ -220,7 +220,7 @@ def _clarification_page(request: HttpRequest, claims: ClarificationClaims, *, ne
         "typed": _typed(request, claims.request_id),
         # One candidate: the question is the heading and the answer is ready; submitting says yes.
         # Not when the judge said none matches: a ticked box there would nudge towards a guess.
-        "preselected": (choosable[0].item_id if reason is Reason.SINGLE_CANDIDATE and len(candidates) == 1
+        "preselected": (choosable[0].item_id if reason.yes_or_no and len(candidates) == 1
                         and len(choosable) == 1 else None),
     }
     return render(request, "resolver/clarify.html", context, status=status)
