@@ -32,7 +32,8 @@ from resolver.domain.items import Item, Method
 from resolver.domain.pipeline import Outcome, Status
 from resolver.envelope import item_dict
 from resolver.templatetags.resolver_tags import resolver_accounts_url
-from resolver.web.clarification import card_when, readable_date, when_label
+from resolver.readable import When, item_when, readable_date
+from resolver.web.clarification import card_when
 from resolver.web.forms import ResolveForm, SelectForm
 
 
@@ -231,13 +232,18 @@ def _confirmation(request: HttpRequest, outcome: Outcome) -> HttpResponse:
     facts = item_dict(outcome.item, outcome)
     occurrence = facts.get("occurrence")
     context = {
-        "item": outcome.item, "when": when_label(outcome.item),
+        "item": outcome.item, "when": _label(item_when(outcome.item)),
         "method": outcome.method.value if outcome.method else None,
         "how": HOW_FOUND.get(outcome.method) if outcome.method else None,
         "occurrence": occurrence,
         "occurrence_start": readable_date(occurrence["start"]) if occurrence else None,
     }
     return render(request, "resolver/confirmation.html", context)
+
+
+def _label(found: When | None) -> tuple[str, str] | None:
+    """(label, readable date) of an item on the confirmation: its due or its start."""
+    return (found.label, found.readable) if found is not None else None
 
 
 # How the item was found, in the person's words; the method's name stays in data-method for scripts.
