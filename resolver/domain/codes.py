@@ -39,9 +39,10 @@ class Reason(StrEnum):
     """Why a clarification was needed: `data.reason`, a stable code for programs."""
 
     # value, description (the API's), heading (the page's; {kind} is task or event), legend (the
-    # page's line over the candidates, or its only line when there are none), prompt (the envelope's
-    # question for people, `questions[0].prompt`; {matched}: how many matched, {question}: the
-    # question for the number listed), and what the prompt adds when not all are listed.
+    # page's line over the candidates, or its only line when there are none), question (the start of
+    # the envelope's prompt for people, `questions[0].prompt`; {matched}: how many matched,
+    # {question}: the question for the number listed), and narrow (what the prompt adds when not
+    # all are listed). `prompt()` puts them together.
     DUPLICATE_TITLES = (
         "duplicate_titles",
         "Several live items match the reference exactly (ID, UID or title).",
