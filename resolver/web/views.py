@@ -31,8 +31,8 @@ from resolver.domain.errors import (
 from resolver.domain.items import Item, Method
 from resolver.domain.pipeline import Outcome, Status
 from resolver.envelope import item_dict
-from resolver.templatetags.resolver_tags import resolver_accounts_url
 from resolver.readable import When, item_when, readable_date
+from resolver.templatetags.resolver_tags import resolver_accounts_url
 from resolver.web.clarification import card_when
 from resolver.web.forms import ResolveForm, SelectForm
 
