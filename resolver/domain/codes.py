@@ -3,9 +3,12 @@
 Each code is a `StrEnum` member whose value is the string the envelope carries,
 so the JSON is the same whether a member or its value is written. With the code
 come the texts that describe it: the OpenAPI document (resolver/api/schema.py),
-the page (resolver/web/), the command and the MCP door are built from these, so
-adding a reason is one member here plus its tests (tests/domain/test_codes.py
-checks every member is documented and has its texts).
+the envelope's prompt (the pipeline asks the reason for it), the page
+(resolver/web/), the command and the MCP door are built from these, so adding a
+reason is one member here, the place in the pipeline that gives it, and the row
+in the README's (and docs/doors.md's) table (tests/domain/test_codes.py checks
+every member is documented, has its texts and is listed there with its
+description).
 
 Plain Python: nothing here imports Django or any other layer of the app.
 """
@@ -27,15 +30,26 @@ def _member(cls: type[E], value: str, **facts: Any) -> E:
     return member
 
 
+# The prompt's last sentence when more matched than are listed ({matched}, {kept}).
+_NARROW = ("{matched} items matched and only the best {kept} are listed: "
+           "narrow the scope with a collection or more words if yours is missing.")
+
+
 class Reason(StrEnum):
     """Why a clarification was needed: `data.reason`, a stable code for programs."""
 
-    # value, description (the API's), heading and legend (the page's; {kind} is task or event)
+    # value, description (the API's), heading (the page's; {kind} is task or event), legend (the
+    # page's line over the candidates, or its only line when there are none), question (the start of
+    # the envelope's prompt for people, `questions[0].prompt`; {matched}: how many matched,
+    # {question}: the question for the number listed), and narrow (what the prompt adds when not
+    # all are listed). `prompt()` puts them together.
     DUPLICATE_TITLES = (
         "duplicate_titles",
         "Several live items match the reference exactly (ID, UID or title).",
         "Several {kind}s have this title",
         "These items all match your reference exactly. Choose one.",
+        "{matched} items match this reference exactly. Which one do you mean?",
+        "Only the first {kept} are listed: narrow the scope with a collection if yours is missing.",
     )
     AMBIGUOUS = (
         "ambiguous",
@@ -43,6 +57,7 @@ class Reason(StrEnum):
         "or the top candidate is below an approved threshold.",
         "Which {kind} do you mean?",
         "Several items could match your reference. Choose one.",
+        "Which item do you mean?",
     )
     SINGLE_CANDIDATE = (
         "single_candidate",
@@ -50,26 +65,34 @@ class Reason(StrEnum):
         "threshold): the question is whether it is the item meant.",
         "Is this the {kind} you mean?",
         "The one item that could match",
+        "Is this the item you mean?",
     )
     JUDGE_NO_MATCH = (
         "judge_no_match",
         "The judge's most probable option is `no_match`.",
         "None of these seems to match",
         "None of these seems to match your reference; choose one if it is yours, or search again.",
+        "None of these items seems to match the reference. {question}",
     )
     NO_CANDIDATES = (
         "no_candidates",
-        "Nothing matched the reference.",
+        "Nothing matched the reference, or nothing the relevance model finds may be meant.",
         "Nothing matched",
-        "Several items could match your reference. Choose one.",
+        # The page's text: a typographic apostrophe, which HTML escaping leaves as it is.
+        "Nothing in your calendars matches your reference. Rephrase it, or use more of the item\u2019s title.",
+        "Nothing in your calendars matches this reference. Rephrase it, or use more of the item's title.",
     )
 
     description: str
     heading: str
     legend: str
+    question: str
+    narrow: str
 
-    def __new__(cls, value: str, description: str = "", heading: str = "", legend: str = "") -> Reason:
-        return _member(cls, value, description=description, heading=heading, legend=legend)
+    def __new__(cls, value: str, description: str = "", heading: str = "", legend: str = "", question: str = "",
+                narrow: str = _NARROW) -> Reason:
+        return _member(cls, value, description=description, heading=heading, legend=legend, question=question,
+                       narrow=narrow)
 
     @classmethod
     def for_page(cls, value: str | None, *, has_candidates: bool) -> Reason:
@@ -82,42 +105,65 @@ class Reason(StrEnum):
     def page_heading(self, kind: str) -> str:
         return self.heading.format(kind=kind)
 
+    @property
+    def yes_or_no(self) -> bool:
+        """The question is whether the one candidate is the item meant: the page ticks it, ready to confirm."""
+        return self is Reason.SINGLE_CANDIDATE
+
+    def prompt(self, *, listed: int, matched: int) -> str:
+        """The clarification's question for people (`questions[0].prompt`): `listed` candidates
+        shown of `matched`; when some are left out, how to narrow the scope."""
+        one = Reason.SINGLE_CANDIDATE if listed == 1 else Reason.AMBIGUOUS
+        parts = [self.question.format(matched=matched, question=one.question)]
+        if matched > listed:
+            parts.append(self.narrow.format(matched=matched, kept=listed))
+        return " ".join(parts)
+
 
 class WarningCode(StrEnum):
     """A fact the caller should know, in `warnings[].code`; never an error."""
 
-    # value, description (the API's), message (the envelope's), and a note for a person choosing
-    # among the candidates where the warning changes what they see (the MCP question adds it).
+    # value, description (the API's), message (the envelope's), a note for a person choosing
+    # among the candidates where the warning changes what they see (the MCP question adds it), and
+    # the clarification's prompt where the warning is what it says (then the message is the prompt).
     ITEMS_SKIPPED = (
         "items_skipped",
-        "Calendar resources that could not be read were skipped (`details.count`, `details.reasons`).",
+        "Calendar resources that could not be read, or that exceed a bound, were skipped (`details.count`, "
+        "`details.reasons`); each is also logged with its href.",
         "Some calendar resources could not be read and were skipped.",
     )
     CANDIDATE_NARROWED = (
         "candidate_narrowed",
-        "More items matched than can be listed (`details.matched`, `details.kept`).",
+        "More items matched than can be listed (`details.matched`, `details.kept`); the prompt asks to narrow "
+        "the scope.",
         "More items matched than can be listed; only the best matches are candidates.",
     )
     JUDGMENT_UNAVAILABLE = (
         "judgment_unavailable",
-        "The judge gave no usable answer or is off (`details.reason`); candidates are in search order.",
+        "The judge gave no usable answer, or is off (`details.reason` `disabled`: the message then says so); "
+        "candidates are in search order.",
         "The judgment service gave no usable answer; candidates are in search order.",
     )
     OCCURRENCE_OUTSIDE_RANGE = (
         "occurrence_outside_range",
-        "No occurrence of these events falls in the time the reference names (`details.item_ids`).",
+        "No occurrence of these events falls in the time the reference names (`details.item_ids`); each shows "
+        "the occurrence nearest to it.",
         "No occurrence of these events falls in the time the reference names; the nearest is shown.",
         "No occurrence falls in the time named; the nearest is shown.",
     )
     EMPTY_TIME_RANGE = (
         "empty_time_range",
         "A reference by date alone found nothing due or occurring then (`details.searched`, "
-        "`details.suggested`: the range searched and a wider one).",
+        "`details.suggested`: the range searched and a wider one, null for \"overdue\"); the prompt names both.",
         "Nothing is due or occurring in the range the reference names; try a wider one.",
+        "",
+        # {searched} and {wider}: ranges as resolver/domain/emptyrange.py describes them.
+        "Nothing is due or occurring {searched}{every_day}. Try a wider range, such as {wider}, or name the item.",
     )
     SERVER_FILTER_SKIPPED = (
         "server_filter_skipped",
-        "The server failed on its own time-range filter; these collections were read without it "
+        "The server timed out or failed (5xx) on its own time-range filter; these collections were read "
+        "without it "
         "(`details.collection_ids`).",
         "The calendar server failed on its own time-range filter; events were read without it.",
     )
@@ -125,13 +171,19 @@ class WarningCode(StrEnum):
     description: str
     message: str
     note: str
+    prompt: str
 
-    def __new__(cls, value: str, description: str = "", message: str = "", note: str = "") -> WarningCode:
-        return _member(cls, value, description=description, message=message, note=note)
+    def __new__(cls, value: str, description: str = "", message: str = "", note: str = "",
+                prompt: str = "") -> WarningCode:
+        return _member(cls, value, description=description, message=message, note=note, prompt=prompt)
 
 
 # The judge's own word for "off", and the message that says so rather than that a service failed.
 JUDGE_OFF_MESSAGE = "The judge is off; candidates are in search order."
+# empty_time_range's prompt for "overdue" (everything due before now: nothing wider to suggest),
+# and what it adds for a time of day on any day ({every_day} above).
+NOTHING_OVERDUE = "Nothing is overdue."
+EVERY_DAY = " (at that time on any day)"
 
 
 class ErrorCode(StrEnum):

@@ -12,10 +12,11 @@ from __future__ import annotations
 from datetime import datetime, time, timedelta, tzinfo
 from typing import Any
 
-from resolver.domain.codes import WarningCode
+from resolver.domain.codes import EVERY_DAY, NOTHING_OVERDUE, Reason, WarningCode
 from resolver.domain.times import TimeRange
 
-NO_TITLE = "Nothing in your calendars matches this reference. Rephrase it, or use more of the item's title."
+# The texts are the reason's and the warning's (resolver/domain/codes.py); the ranges are described here.
+NO_TITLE = Reason.NO_CANDIDATES.prompt(listed=0, matched=0)
 CODE = WarningCode.EMPTY_TIME_RANGE
 
 
@@ -63,13 +64,12 @@ def nothing_found(searched: TimeRange | None, tz: tzinfo) -> tuple[str, tuple[di
     if searched is None:
         return NO_TITLE, ()
     if searched.whole:
-        prompt = "Nothing is overdue."
+        prompt = NOTHING_OVERDUE
         details: dict[str, Any] = {"searched": {"end": searched.end.astimezone(tz).isoformat()}, "suggested": None}
     else:
         wider = wider_range(searched, tz)
         assert wider is not None
-        every = " (at that time on any day)" if searched.every_day else ""
-        prompt = (f"Nothing is due or occurring {_described(searched, tz)}{every}. "
-                  f"Try a wider range, such as {_described(wider, tz)}, or name the item.")
+        prompt = CODE.prompt.format(searched=_described(searched, tz), wider=_described(wider, tz),
+                                    every_day=EVERY_DAY if searched.every_day else "")
         details = {"searched": _span(searched, tz), "suggested": _span(wider, tz)}
     return prompt, ({"code": CODE, "message": prompt, "details": details},)

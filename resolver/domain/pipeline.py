@@ -168,13 +168,9 @@ def _exact(run: _Run, max_candidates: int) -> Outcome | None:
     # Many items can share one title; a clarification still lists at most
     # max_candidates of them (in their stable order) and says so.
     listed = tuple(exact[:max_candidates])
-    prompt = f"{len(exact)} items match this reference exactly. Which one do you mean?"
-    if len(listed) < len(exact):
-        prompt += (f" Only the first {len(listed)} are listed: narrow the scope with a collection "
-                   "if yours is missing.")
     return run.outcome(
         status=Status.NEEDS_CLARIFICATION, method=Method.DETERMINISTIC, candidates=listed,
-        reason=Reason.DUPLICATE_TITLES, prompt=prompt,
+        reason=Reason.DUPLICATE_TITLES, prompt=Reason.DUPLICATE_TITLES.prompt(listed=len(listed), matched=len(exact)),
         warnings=run.warnings + _narrowed(matched=len(exact), kept=len(listed)),
         occurrences=_occurrences(listed, None, run.tz),
     )
@@ -252,9 +248,10 @@ def _judged(run: _Run, pool: Pool, candidates: tuple[Item, ...], occurrences: di
     run.timings["judgment_ms"] = _ms(time.perf_counter() - judging_started)
     if isinstance(judgment, jdg.JudgmentUnavailable):
         run.warnings += (_unavailable_warning(judgment),)
+        reason = _unsure(candidates)
         return run.outcome(
-            status=Status.NEEDS_CLARIFICATION, method=None, candidates=candidates, reason=_unsure(candidates),
-            prompt=_prompt(pool, top_is_no_match=False, single=len(candidates) == 1), question=question,
+            status=Status.NEEDS_CLARIFICATION, method=None, candidates=candidates, reason=reason,
+            prompt=_prompt(reason, pool), question=question,
             judgment=judgment, numbering=numbering, occurrences=occurrences,
         )
     # The judge's own fingerprint: it covers what that backend sent (a chat
@@ -320,12 +317,12 @@ def _undecided(run: _Run, pool: Pool, candidates: tuple[Item, ...], judgment: jd
     order = sorted(range(len(candidates)), key=lambda i: (candidates[i].item_id != suggested,
                                                           -probabilities.get(candidates[i].item_id, 0.0)))
     ranked = tuple(candidates[i] for i in order)
+    reason = Reason.JUDGE_NO_MATCH if top_is_no_match else _unsure(ranked)
     return run.outcome(
         status=Status.NEEDS_CLARIFICATION, method=Method.SEMANTIC, candidates=ranked,
-        suggested_item_id=suggested,
-        reason=Reason.JUDGE_NO_MATCH if top_is_no_match else _unsure(ranked),
+        suggested_item_id=suggested, reason=reason,
         suggested_probability=probabilities.get(suggested) if suggested else None,
-        prompt=_prompt(pool, top_is_no_match=top_is_no_match, single=len(ranked) == 1), **shared,
+        prompt=_prompt(reason, pool), **shared,
     )
 
 
@@ -400,17 +397,9 @@ def _unsure(candidates: tuple[Item, ...]) -> Reason:
     return Reason.SINGLE_CANDIDATE if len(candidates) == 1 else Reason.AMBIGUOUS
 
 
-def _prompt(pool: Pool, *, top_is_no_match: bool, single: bool = False) -> str:
-    parts = []
-    if top_is_no_match:
-        parts.append("None of these items seems to match the reference.")
-    parts.append("Is this the item you mean?" if single else "Which item do you mean?")
-    if pool.narrowed:
-        parts.append(
-            f"{pool.matched} items matched and only the best {len(pool.candidates)} are listed: "
-            "narrow the scope with a collection or more words if yours is missing."
-        )
-    return " ".join(parts)
+def _prompt(reason: Reason, pool: Pool) -> str:
+    """The reason's question for the candidates listed (its texts: resolver/domain/codes.py)."""
+    return reason.prompt(listed=len(pool.candidates), matched=pool.matched)
 
 
 def _narrowed_warning(pool: Pool) -> tuple[OutcomeWarning, ...]:

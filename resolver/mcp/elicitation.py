@@ -6,10 +6,10 @@ reads the calendar: the door re-reads the chosen item through the service.
 """
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any, Collection
 
 from resolver.domain.codes import WarningCode
+from resolver.readable import candidate_label
 
 FIELD = "item_id"
 NONE_OF_THESE = "none"
@@ -53,31 +53,7 @@ def label(candidate: dict[str, Any], *, next: bool = False) -> str:
 
     An event shows the occurrence it offers: "next" only when that is its next
     one, "on" for another (a series named for a later date), "starts" for a
-    single event. The judge's suggestion is marked.
+    single event. The judge's suggestion is marked. The words are every door's
+    (resolver/readable.py).
     """
-    title = (candidate.get("title") or "").strip() or "(untitled)"
-    parts = [candidate.get("collection_id") or "?"]
-    occurrence = candidate.get("occurrence")
-    if isinstance(occurrence, dict) and occurrence.get("start"):
-        if occurrence.get("recurrence_id") is None:
-            parts.append("starts " + _readable(occurrence["start"]))
-        else:
-            parts.append(("next " if next else "on ") + _readable(occurrence["start"]))
-    elif candidate.get("due"):
-        parts.append("due " + _readable(candidate["due"]))
-    elif candidate.get("start"):
-        parts.append("starts " + _readable(candidate["start"]))
-    if candidate.get("suggested") is True:
-        parts.append("suggested")
-    return f"{title} ({', '.join(parts)})"
-
-
-def _readable(value: str) -> str:
-    try:
-        parsed = datetime.fromisoformat(value)
-    except (TypeError, ValueError):
-        return str(value)
-    if "T" not in value:  # an all-day date
-        return parsed.strftime("%a %d %b %Y")
-    zone = parsed.strftime(" %Z") if parsed.tzinfo is not None else ""
-    return parsed.strftime("%a %d %b %Y, %H:%M") + zone
+    return candidate_label(candidate, next=next)

@@ -31,8 +31,9 @@ from resolver.domain.errors import (
 from resolver.domain.items import Item, Method
 from resolver.domain.pipeline import Outcome, Status
 from resolver.envelope import item_dict
+from resolver.readable import When, item_when, readable_date
 from resolver.templatetags.resolver_tags import resolver_accounts_url
-from resolver.web.clarification import card_when, readable_date, when_label
+from resolver.web.clarification import card_when
 from resolver.web.forms import ResolveForm, SelectForm
 
 
@@ -220,7 +221,7 @@ def _clarification_page(request: HttpRequest, claims: ClarificationClaims, *, ne
         "typed": _typed(request, claims.request_id),
         # One candidate: the question is the heading and the answer is ready; submitting says yes.
         # Not when the judge said none matches: a ticked box there would nudge towards a guess.
-        "preselected": (choosable[0].item_id if reason is Reason.SINGLE_CANDIDATE and len(candidates) == 1
+        "preselected": (choosable[0].item_id if reason.yes_or_no and len(candidates) == 1
                         and len(choosable) == 1 else None),
     }
     return render(request, "resolver/clarify.html", context, status=status)
@@ -231,13 +232,18 @@ def _confirmation(request: HttpRequest, outcome: Outcome) -> HttpResponse:
     facts = item_dict(outcome.item, outcome)
     occurrence = facts.get("occurrence")
     context = {
-        "item": outcome.item, "when": when_label(outcome.item),
+        "item": outcome.item, "when": _label(item_when(outcome.item)),
         "method": outcome.method.value if outcome.method else None,
         "how": HOW_FOUND.get(outcome.method) if outcome.method else None,
         "occurrence": occurrence,
         "occurrence_start": readable_date(occurrence["start"]) if occurrence else None,
     }
     return render(request, "resolver/confirmation.html", context)
+
+
+def _label(found: When | None) -> tuple[str, str] | None:
+    """(label, readable date) of an item on the confirmation: its due or its start."""
+    return (found.label, found.readable) if found is not None else None
 
 
 # How the item was found, in the person's words; the method's name stays in data-method for scripts.

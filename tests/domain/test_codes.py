@@ -29,7 +29,7 @@ def test_codes__json_is_the_plain_value(code):
 
 @pytest.mark.parametrize("reason", list(Reason), ids=str)
 def test_reason__has_its_texts(reason):
-    assert reason.description and reason.heading and reason.legend
+    assert reason.description and reason.heading and reason.legend and reason.question and reason.narrow
     # The page escapes them: a character HTML would change must not hide in a text.
     for text in (reason.heading, reason.legend):
         assert not set("<>&'\"") & set(text), text
@@ -58,6 +58,34 @@ def test_error_code__every_exception_has_its_member():
 def test_error_code__an_http_only_code_cannot_be_raised():
     with pytest.raises(TypeError):
         type("NotFound", (ResolverError,), {"code": ErrorCode.NOT_FOUND})
+
+
+def test_reason__no_candidates_has_its_own_legend():
+    """The page's only line when nothing matched: not the question over candidates it has none of."""
+    assert Reason.NO_CANDIDATES.legend not in {r.legend for r in Reason if r is not Reason.NO_CANDIDATES}
+    assert Reason.NO_CANDIDATES.legend.startswith("Nothing in your calendars matches your reference.")
+
+
+@pytest.mark.parametrize(("reason", "listed", "matched", "prompt"), [
+    (Reason.DUPLICATE_TITLES, 2, 2, "2 items match this reference exactly. Which one do you mean?"),
+    (Reason.DUPLICATE_TITLES, 19, 25, "25 items match this reference exactly. Which one do you mean? Only the first 19 "
+                                      "are listed: narrow the scope with a collection if yours is missing."),
+    (Reason.AMBIGUOUS, 2, 2, "Which item do you mean?"),
+    (Reason.AMBIGUOUS, 19, 40, "Which item do you mean? 40 items matched and only the best 19 are listed: narrow "
+                               "the scope with a collection or more words if yours is missing."),
+    (Reason.SINGLE_CANDIDATE, 1, 1, "Is this the item you mean?"),
+    (Reason.JUDGE_NO_MATCH, 3, 3, "None of these items seems to match the reference. Which item do you mean?"),
+    (Reason.JUDGE_NO_MATCH, 1, 1, "None of these items seems to match the reference. Is this the item you mean?"),
+    (Reason.NO_CANDIDATES, 0, 0,
+     "Nothing in your calendars matches this reference. Rephrase it, or use more of the item's title."),
+])
+def test_reason__prompt_is_the_envelopes_question(reason, listed, matched, prompt):
+    """The prompts the pipeline wrote before its texts moved here, byte for byte."""
+    assert reason.prompt(listed=listed, matched=matched) == prompt
+
+
+def test_reason__only_a_yes_or_no_question_is_ticked_on_the_page():
+    assert [r for r in Reason if r.yes_or_no] == [Reason.SINGLE_CANDIDATE]
 
 
 def test_reason__for_page_reads_old_and_unknown_tokens():
@@ -165,6 +193,35 @@ def test_elicitation__adds_the_note_of_a_warning_for_people():
                              {"code": "candidate_narrowed", "message": "m", "details": {}}]}
     assert elicitation.message(envelope) == (
         f"Which item do you mean? {WarningCode.OCCURRENCE_OUTSIDE_RANGE.note} Choose one, or \"None of these\".")
+
+
+# --- the documents' tables are the enums' ---------------------------------------------
+
+_DOCS = __import__("pathlib").Path(__file__).resolve().parents[2]
+
+
+def _table(path, header):
+    """{code: its last cell} of the Markdown table under `header` (cells split at unescaped `|`)."""
+    import re
+
+    lines = path.read_text(encoding="utf-8").splitlines()
+    rows = {}
+    for line in lines[lines.index(header) + 2:]:
+        if not line.startswith("|"):
+            break
+        cells = [cell.strip() for cell in re.split(r"(?<!\\)\|", line)[1:-1]]
+        rows[cells[0].strip("`")] = cells[-1]
+    return rows
+
+
+@pytest.mark.parametrize(("document", "header", "enum"), [
+    ("README.md", "| `reason` | when |", Reason),
+    ("README.md", "| code | details | when |", WarningCode),
+    ("docs/doors.md", "| `reason` | when |", Reason),
+], ids=["readme-reasons", "readme-warnings", "doors-reasons"])
+def test_docs__tables_list_every_code_with_its_description(document, header, enum):
+    """A new reason or warning cannot be forgotten there: each row is `code` and the member's description."""
+    assert _table(_DOCS / document, header) == {code.value: code.description for code in enum}
 
 
 # --- every sub-reason the code spells out is declared ----------------------------------

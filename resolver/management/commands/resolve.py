@@ -16,6 +16,7 @@ from resolver.domain.codes import EXIT_CLARIFICATION, judge_is_off
 from resolver.domain.errors import InternalError, InvalidRequest, NoCalendarAccount, ResolverError
 # Every command's output escapes untrusted text by the one rule (resolver/domain/escaping.py).
 from resolver.domain.escaping import for_terminal as safe, json_text as json_line
+from resolver.readable import candidate_when
 
 def _collector_back_on() -> None:
     """The cyclic collector on again, if the process's entry point turned it off for its start-up.
@@ -149,8 +150,9 @@ class Command(BaseCommand):
         self.stderr.write(f"clarification_required: {safe(data['questions'][0]['prompt'])}")
         self.stderr.write(f"reason: {safe(data['reason'])}")
         for number, candidate in enumerate(data["candidates"], start=1):
-            occurrence = candidate.get("occurrence") or {}
-            when = occurrence.get("start") or candidate.get("due") or candidate.get("start") or ""
+            # The date every door shows for it (resolver/readable.py), as the envelope writes it.
+            found = candidate_when(candidate)
+            when = found.iso if found is not None else ""
             mark = " (suggested)" if candidate.get("suggested") else ""
             self.stderr.write(safe(f"  {number}. {candidate['title']!r} [{candidate['collection_id']}] {when}"
                                    f" {candidate['item_id']}{mark}".rstrip()))
