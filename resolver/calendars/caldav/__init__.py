@@ -13,7 +13,8 @@ per `CalDAVAccount` (url, username, password; `label` is for logs only and
 the password never shows in a repr); all readers of a registry share one
 bound on memoised resources, RESOLVER_PARSE_CACHE_ITEMS. Tests and benchmarks
 get a fresh registry (`use_registry(ReaderRegistry())`) rather than resetting
-anything: no module here holds mutable state of its own.
+anything: no module here holds mutable state of its own (the process's
+registry is held by the app's config, resolver.apps).
 
 One concern per module:
 
@@ -31,7 +32,8 @@ One concern per module:
 - etags.py      the etag listing and calendar-multiget
 - caches.py     what a reader remembers: parse memo, built items, sync states, filter failures
 - flight.py     concurrent fetches of the same collections share one read (one in flight, one queued)
-- reader.py     CalDAVReader and ReaderRegistry
+- reader.py     CalDAVReader, one account's reads and what it remembers
+- registry.py   ReaderRegistry, one reader per account; the process's (readers())
 - calendar.py   CalDAVCalendar, the port
 """
 from __future__ import annotations
@@ -41,7 +43,8 @@ from resolver.calendars.caldav.calendar import (
     DEFAULT_MAX_RESPONSE_BYTES, CalDAVCalendar, limits_from_settings,
 )
 from resolver.calendars.caldav.multistatus import multiget_body, query_body, sync_body
-from resolver.calendars.caldav.reader import CalDAVReader, ReaderRegistry, readers, use_registry
+from resolver.calendars.caldav.reader import CalDAVReader
+from resolver.calendars.caldav.registry import ReaderRegistry, readers, use_registry
 
 __all__ = [
     "CalDAVAccount", "CalDAVCalendar", "CalDAVReader", "DEFAULT_MAX_RESPONSE_BYTES", "Origin", "ReaderRegistry",

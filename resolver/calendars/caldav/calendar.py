@@ -9,7 +9,8 @@ from resolver.domain.ports import FetchResult
 from resolver.calendars.caldav.account import CalDAVAccount
 from resolver.calendars.caldav.caches import DEFAULT_CAPACITY
 from resolver.calendars.caldav.http import unavailable
-from resolver.calendars.caldav.reader import SYNC_MODES, CalDAVReader, ReadOptions, ReaderRegistry, readers
+from resolver.calendars.caldav.reader import SYNC_MODES, CalDAVReader, ReadOptions
+from resolver.calendars.caldav.registry import ReaderRegistry, readers
 from resolver.calendars.ical import Limits
 from resolver.domain.items import Collection, Kind
 

@@ -1,14 +1,10 @@
-"""One reader per CalDAV account: its client, its caches, its remembered home; and the registry of readers.
+"""One reader per CalDAV account: its client, its caches, its remembered home.
 
 A `CalDAVReader` owns everything a process remembers about one account:
 the HTTP client (one session per thread), the calendar home, the parsed
 facts and built items per (href, ETag), the sync state per collection and
 kind, and the collections whose server failed on its own time-range filter.
-`ReaderRegistry.get(account)` creates a reader on first use and returns the
-same one after, the way Django's `connections` hands out one connection per
-alias; `drop(account)` forgets one, `clear()` all. The readers of a registry
-share one `caches.Budget` per cache, so RESOLVER_PARSE_CACHE_ITEMS bounds the
-memoised resources of all accounts together.
+The process keeps one per account in its `ReaderRegistry` (registry.py).
 
 Reading (every request is answered from a read of the server made after it
 arrived, but only what changed is downloaded and parsed, with the memo on):
@@ -48,13 +44,13 @@ from resolver.domain.ports import FetchResult, SkippedResource
 from resolver.calendars.caldav import discovery, etags, full, hrefs, stamps, sync
 from resolver.calendars.caldav.account import CalDAVAccount
 from resolver.calendars.caldav.caches import (
-    DEFAULT_CAPACITY, Budget, FilterMemory, ParseMemo, Parsed, SyncState, SyncStates, Tombstones, Unreadable,
+    Budget, FilterMemory, ParseMemo, Parsed, SyncState, SyncStates, Tombstones, Unreadable,
     components_named, digest_of,
 )
 from resolver.calendars.caldav.flight import Flights, ReadPool
 from resolver.calendars.caldav.http import DAVClient, Transport, unavailable
 from resolver.calendars.caldav.members import Resource
-from resolver.calendars.caldav.multistatus import GETCTAG, propfind_body, query_body
+from resolver.calendars.caldav.multistatus import GETCTAG, answered, propfind_body, query_body
 from resolver.calendars.ical import (
     COMPONENT, Limits, UnparseableResource, Window, items_until, live_items, read_resource,
 )
@@ -66,8 +62,6 @@ from resolver.lru import LRU
 logger = logging.getLogger("resolver.calendars")
 
 SYNC_MODES = ("auto", "off")
-# Accounts one registry keeps readers for; the least recently used is dropped beyond.
-MAX_READERS = 10_000
 # Sync-report hrefs per reader whose listing form is remembered (hrefs.agree).
 MAX_ALIASES = 10_000
 # A ctag is a short tag (a number, a hash, a URI); longer text is not one.
@@ -422,9 +416,7 @@ class CalDAVReader:
             if err.details.get("reason") in sync.FATAL:
                 raise
             return None, None
-        if answer.status == 401:
-            raise unavailable("unauthorized", "The calendar server refused our credentials.")
-        found = answer.multistatus
+        found = answered(answer, required=False)
         for response in (found.responses if found is not None else ()):
             ctag = (response.text(GETCTAG) or "").strip()
             if ctag and len(ctag) <= MAX_CTAG_CHARS:
@@ -738,99 +730,3 @@ def _holds(facts: Any, kind: Kind) -> bool:
     if isinstance(facts, Unreadable):
         return facts.components is None or COMPONENT[kind] in facts.components
     return any(component.name == COMPONENT[kind] for component in facts.components)
-
-
-class ReaderRegistry:
-    """One CalDAVReader per account, created on first use (Django's `connections`, for CalDAV accounts).
-
-        reader = registry.get(CalDAVAccount(url=..., username=..., password=...))
-
-    The readers share one budget per cache: `configure(capacity)` sets
-    RESOLVER_PARSE_CACHE_ITEMS for all of them (0 turns every memo off).
-    """
-
-    def __init__(self, capacity: int = DEFAULT_CAPACITY, *, max_readers: int = MAX_READERS) -> None:
-        self.facts_budget = Budget(capacity)
-        self.built_budget = Budget(capacity)
-        # The threads every reader's shared reads run on (flight.py).
-        self.pool = ReadPool()
-        self._readers: LRU[CalDAVAccount, CalDAVReader] = LRU(max_readers)
-        self._lock = threading.Lock()
-
-    def configure(self, capacity: int) -> None:
-        if self.facts_budget.capacity != capacity:
-            self.facts_budget.resize(capacity)
-            self.built_budget.resize(capacity)
-            if capacity == 0:
-                for reader in self.readers():
-                    reader.states.clear()
-
-    def get(self, account: CalDAVAccount) -> CalDAVReader:
-        with self._lock:
-            reader = self._readers.get(account)
-            if reader is not None:
-                return reader
-            reader = CalDAVReader(account, facts_budget=self.facts_budget, built_budget=self.built_budget,
-                                  pool=self.pool)
-            dropped = self._readers.put(account, reader)
-        for _, old in dropped:
-            old.forget()
-        return reader
-
-    def drop(self, account: CalDAVAccount) -> None:
-        reader = self._readers.pop(account)
-        if reader is not None:
-            reader.forget()
-
-    def readers(self) -> list[CalDAVReader]:
-        return self._readers.values()
-
-    def clear(self) -> None:
-        """Forget every reader (what a new process starts with), and let the read threads go.
-
-        A read in flight finishes on its thread; a later one starts a new pool.
-        """
-        for _, reader in self._readers.clear():
-            reader.forget()
-        self.pool.shutdown()
-
-    def __len__(self) -> int:
-        return len(self._readers)
-
-    def __bool__(self) -> bool:
-        # An empty registry is still a registry (`registry or default` must not replace it).
-        return True
-
-
-class ProcessReaders:
-    """Which ReaderRegistry the process reads through: one per process, shared by its threads.
-
-    Like django.db.connections, the process has one; tests and benchmarks
-    put a fresh one in place (`use`) instead of resetting what it holds.
-    """
-
-    def __init__(self) -> None:
-        self._registry = ReaderRegistry()
-        self._lock = threading.Lock()
-
-    @property
-    def registry(self) -> ReaderRegistry:
-        return self._registry
-
-    def use(self, registry: ReaderRegistry) -> ReaderRegistry:
-        """Make `registry` the process's; return the one it replaces."""
-        with self._lock:
-            previous, self._registry = self._registry, registry
-        return previous
-
-
-PROCESS_READERS = ProcessReaders()
-
-
-def readers() -> ReaderRegistry:
-    return PROCESS_READERS.registry
-
-
-def use_registry(registry: ReaderRegistry) -> ReaderRegistry:
-    """Make `registry` the process's, and return the one it replaces (tests, benchmarks)."""
-    return PROCESS_READERS.use(registry)
