@@ -13,17 +13,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Sequence
+from typing import Protocol, Sequence
 
 from lxml import etree
 
 from resolver import deadline
 from resolver.calendars.ical import Window
+from resolver.domain.codes import http_reason
 from resolver.domain.errors import CalendarUnavailable
 from resolver.domain.items import Kind
-
-if TYPE_CHECKING:
-    from resolver.calendars.caldav.http import Answer, Transport
 
 DAV = "DAV:"
 CALDAV = "urn:ietf:params:xml:ns:caldav"
@@ -265,6 +263,20 @@ class MultistatusParser:
                 raise CalendarUnavailable(details={"reason": "timeout"})
 
 
+class Answer(Protocol):
+    """An HTTP answer as http.py reads it: its status, and its multistatus when it parsed as one."""
+
+    @property
+    def status(self) -> int: ...
+
+    @property
+    def multistatus(self) -> Multistatus | None: ...
+
+
+class Reporter(Protocol):
+    def report(self, path: str, body: bytes, *, depth: int | None) -> Answer: ...
+
+
 def answered(answer: Answer, *, required: bool = True) -> Multistatus | None:
     """The one rule for a multistatus answer's status, for every request the reader sends.
 
@@ -277,17 +289,15 @@ def answered(answer: Answer, *, required: bool = True) -> Multistatus | None:
     property) is a 207 multistatus or nothing (None): the caller reads
     another way.
     """
-    from resolver.calendars.caldav.http import unavailable
-    from resolver.domain.codes import http_reason
-
     if answer.status == 401:
-        raise unavailable("unauthorized", "The calendar server refused our credentials.")
+        raise CalendarUnavailable("The calendar server refused our credentials.", details={"reason": "unauthorized"})
     if not required:
         return answer.multistatus if answer.status == 207 else None
     if answer.status == 403:
-        raise unavailable("forbidden", "The calendar server refused access to this address.")
+        raise CalendarUnavailable("The calendar server refused access to this address.",
+                                  details={"reason": "forbidden"})
     if answer.multistatus is None:
-        raise unavailable(http_reason(answer.status))
+        raise CalendarUnavailable(details={"reason": http_reason(answer.status)})
     return answer.multistatus
 
 
@@ -298,6 +308,6 @@ def required(answer: Answer) -> Multistatus:
     return found
 
 
-def report(transport: Transport, path: str, body: bytes, *, depth: int | None) -> Multistatus:
+def report(transport: Reporter, path: str, body: bytes, *, depth: int | None) -> Multistatus:
     """A REPORT that must answer with a multistatus; anything else makes the calendar unavailable."""
     return required(transport.report(path, body, depth=depth))
