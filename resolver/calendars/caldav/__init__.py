@@ -25,13 +25,21 @@ One concern per module:
 - http.py       our HTTP client: same origin only, redirects followed here,
                 bodies streamed under the deadline and RESOLVER_MAX_RESPONSE_BYTES,
                 one retry of a dropped idempotent request
-- multistatus.py request bodies, and the multistatus parsed incrementally, hrefs kept raw
+- multistatus.py request bodies, the multistatus parsed incrementally (hrefs kept raw),
+                and the one rule for what an answer's status means (`answered`)
 - discovery.py  principal, home set and calendar listing
 - full.py       the full read (calendar-query)
 - sync.py       sync-collection: the initial read and later deltas
 - etags.py      the etag listing and calendar-multiget
 - caches.py     what a reader remembers: parse memo, built items, sync states, filter failures
+- building.py   from a resource's text to its live items: facts once per ETag, items once per window
+- strategies/   how a collection is read: one small object per way (sync then multiget, listing
+                then multiget, sync with data, full query), and the multiget that follows each
+- profiles.py   what each server is learnt to do, named (radicale, davical, sogo, xandikos,
+                unknown): it picks the strategy
+- ctags.py      CS:getctag as a witness that nothing changed
 - flight.py     concurrent fetches of the same collections share one read (one in flight, one queued)
+- options.py    ReadOptions, what the calendar hands its reader with every call
 - reader.py     CalDAVReader, one account's reads and what it remembers
 - registry.py   ReaderRegistry, one reader per account; the process's (readers())
 - calendar.py   CalDAVCalendar, the port

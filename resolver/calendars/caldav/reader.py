@@ -41,10 +41,8 @@ from typing import Mapping, Sequence
 from resolver.domain.ports import FetchResult, SkippedResource
 from resolver.calendars.caldav import discovery, etags, full, hrefs, sync
 from resolver.calendars.caldav.account import CalDAVAccount
-from resolver.calendars.caldav.caches import (
-    Budget, FilterMemory, ParseMemo, SyncState, SyncStates, Tombstones, Unreadable,
-)
-from resolver.calendars.caldav.building import Building, check_deadline, holds
+from resolver.calendars.caldav.caches import Budget, FilterMemory, ParseMemo, SyncState, SyncStates, Tombstones
+from resolver.calendars.caldav.building import Building
 from resolver.calendars.caldav.ctags import Ctags
 from resolver.calendars.caldav.flight import Flights, ReadPool
 from resolver.calendars.caldav.http import DAVClient, Transport
@@ -52,7 +50,7 @@ from resolver.calendars.caldav.members import Resource
 from resolver.calendars.caldav.options import ReadOptions
 from resolver.calendars.caldav import profiles
 from resolver.calendars.caldav.profiles import Profile, ServerFacts, first_read
-from resolver.calendars.caldav.strategies import Context, Pass
+from resolver.calendars.caldav.strategies import Context, multiget
 from resolver.calendars.ical import Limits, Window
 from resolver.domain.errors import CollectionNotFound
 from resolver.domain.items import Collection, Item, Kind
@@ -177,8 +175,8 @@ class CalDAVReader:
         items: list[Item] = []
         skipped: list[SkippedResource] = list(shared.skipped)
         for cid in shared.wanted:
-            got, bad = self.building.items(list(shared.resources[cid]), shared.by_id[cid], kind=kind, window=window, tz=tz,
-                                   limits=options.limits)
+            got, bad = self.building.items(list(shared.resources[cid]), shared.by_id[cid], kind=kind,
+                                           window=window, tz=tz, limits=options.limits)
             items.extend(got)
             skipped.extend(bad)
         return FetchResult(
@@ -233,7 +231,8 @@ class CalDAVReader:
                 memory=self.filter_memory, retry_seconds=options.filter_retry_seconds, skipped=skipped)
             if without_filter:
                 filter_skipped.append(cid)
-            got, bad = self.building.items(resources, collection, kind=kind, window=window, tz=tz, limits=options.limits)
+            got, bad = self.building.items(resources, collection, kind=kind, window=window, tz=tz,
+                                           limits=options.limits)
             items.extend(got)
             skipped.extend(bad)
         return FetchResult(
@@ -279,8 +278,8 @@ class CalDAVReader:
         for href in read.members:
             if self.tombstones.raised(path, href):
                 read.recheck.add(href)  # back after a deletion: its ETag may be an old one reused
-        self._download(transport, path, read, skipped)
-        resources = self._sorted(transport, path, read, kind=kind, window=window, limits=options.limits)
+        multiget.download(ctx, read, self.facts)
+        resources = multiget.of_kind(ctx, read, self.building)
         if state is not None and any(r.href not in state.members for r in resources):
             read.changed("update")  # a new member of the kind (a listing names both kinds: only now known)
         ctag = self.ctags.after(transport, path, state, ctag, read)
@@ -321,53 +320,6 @@ class CalDAVReader:
         changes.data = {form(h): text for h, text in changes.data.items()}
         changes.deleted = [form(h) for h in changes.deleted]
         changes.odd = [form(h) for h in changes.odd]
-
-    def _download(self, transport: Transport, path: str, read: Pass, skipped: list[SkippedResource]) -> None:
-        """One calendar-multiget for what the memo does not hold, or holds but is doubted."""
-        wanted = []
-        for href, etag in read.members.items():
-            if href in read.fetched:
-                continue
-            known = None if href in read.recheck else self.facts.get((href, etag))
-            if known is None:
-                wanted.append(href)
-            else:
-                read.known[href] = known
-        for href, etag, data, status in etags.multiget(transport, path, wanted, skipped):
-            if status == 404:
-                self.bury(path, href, read.members.pop(href, None))
-                # Listed as there, yet not found: the next request reads the collection afresh.
-                read.keep = read.token is None
-                continue
-            if etag and etag != read.members.get(href):
-                self.discard(href, read.members.get(href))
-                read.members[href] = etag
-            read.fetched[href] = data
-
-    def _sorted(self, transport: Transport, path: str, read: Pass, *, kind: Kind, window: Window,
-                limits: Limits) -> list[Resource]:
-        """The members holding `kind`, with their facts."""
-        resources = []
-        doubtful: list[Resource] = []
-        for n, (href, etag) in enumerate(read.members.items()):
-            if n % 64 == 0:
-                check_deadline(path)
-            known = read.known.get(href) if href not in read.fetched else None
-            facts = known.facts if known is not None else self.building.facts_of(href, etag, read.fetched.get(href), limits)
-            resource = Resource(href, etag, read.fetched.get(href), facts)
-            if href in read.unsorted:
-                # Listed without the server filtering on the kind: it may hold the other kind only.
-                if isinstance(facts, Unreadable) and not facts.components:
-                    doubtful.append(resource)  # no data, or none we can read: the server decides
-                    continue
-                if not holds(facts, kind):
-                    continue
-            resources.append(resource)
-        if doubtful:
-            # Rare (a damaged or empty resource): one etag listing for the kind says which are ours.
-            listed = etags.listing(transport, path, kind=kind, window=window, skipped=[])
-            resources.extend(r for r in doubtful if r.href in listed)
-        return resources
 
     def discard(self, href: str, etag: str | None) -> None:
         self.building.discard(href, etag)
