@@ -97,7 +97,7 @@ def ctag_probe(peer, cid: str) -> dict[str, object]:
 
     def read() -> int:
         # Asked on every read (not every 10 s until it is a witness): the steps below are the reads.
-        registry.get(cal.account).ctag_ask_seconds = 0.0
+        registry.get(cal.account).ctags.ask_seconds = 0.0
         return deadline.bounded(lambda: cal.fetch(kind=Kind.TASK, collection_ids=[cid]))().requests
 
     read()  # cold
@@ -114,7 +114,7 @@ def ctag_probe(peer, cid: str) -> dict[str, object]:
     read()  # settled now
     moved["task settled"] = read()
     reader = registry.get(cal.account)
-    moved["trusted"] = reader.trusts_ctags and reader.ctag_moved >= {"update", "delete"} and reader.ctag_property
+    moved["trusted"] = reader.ctags.trusted and reader.ctags.moved >= {"update", "delete"} and reader.ctags.given
     return moved
 
 

@@ -469,7 +469,7 @@ def settle(resolve: Any, churner: Churner) -> Any:
     from resolver.calendars.caldav import readers
 
     for reader in readers().readers():
-        reader.ctag_ask_seconds = 0.0
+        reader.ctags.ask_seconds = 0.0
     resolve()  # right after a change: the sync alone
     resolve()  # the ctag first seen
     churner.churn(0.0)  # one PUT
@@ -483,9 +483,9 @@ def settle(resolve: Any, churner: Churner) -> Any:
     time.sleep(2.2)
     resolve()  # these members read 2 s after: settled
     for reader in readers().readers():
-        if not (reader.trusts_ctags and reader.ctag_moved >= {"update", "delete"}):
-            print(f"  note: {reader!r} does not trust its ctags ({sorted(reader.ctag_moved)}, "
-                  f"trusts {reader.trusts_ctags}): `settled` is not a witness read", file=sys.stderr, flush=True)
+        if not (reader.ctags.trusted and reader.ctags.moved >= {"update", "delete"}):
+            print(f"  note: {reader!r} does not trust its ctags ({sorted(reader.ctags.moved)}, "
+                  f"trusts {reader.ctags.trusted}): `settled` is not a witness read", file=sys.stderr, flush=True)
     return removed
 
 

@@ -33,7 +33,7 @@ from django.db import transaction
 from django.utils.text import slugify
 
 from resolver import deadline
-from resolver.conf import build_backend, resolver_settings
+from resolver.conf import backend_class, build_backend, resolver_settings
 from resolver.connected import ConnectedAccount
 from resolver.domain.errors import (
     AccountRejected, CalendarUnavailable, CollectionNotFound, NoCalendarAccount, ResolverError,
@@ -51,6 +51,9 @@ MAX_SLUG_LENGTH = 40
 
 
 class AccountBackend(Protocol):
+    # Whether each person reads their own accounts (the doors then offer to connect one).
+    per_user: bool
+
     def calendar_for(self, user: Any) -> CalendarSource: ...
 
 
@@ -64,15 +67,15 @@ def calendar_for(user: Any) -> CalendarSource:
 
 
 def per_user() -> bool:
-    return resolver_settings.ACCOUNT_BACKEND == "resolver.accounts.PerUserAccounts"
+    """Whether the configured account backend reads each person's own accounts: a property of
+    its class (`per_user`), so a subclass of PerUserAccounts is per-user too."""
+    return bool(getattr(backend_class("ACCOUNT_BACKEND"), "per_user", False))
 
 
 def source_for(account: ConnectedAccount) -> CalendarSource:
-    """The calendar source reading one account: the CalDAV backend, configured from the
-    resolver settings with this account's URL and credentials in place of the settings' own."""
-    from resolver.calendars.caldav import CalDAVCalendar
-
-    return CalDAVCalendar.from_settings(_AccountSettings(account))
+    """The calendar source reading one account: the configured CALENDAR_BACKEND, built as the
+    settings' own account builds it, with this account's URL and credentials in their place."""
+    return build_backend("CALENDAR_BACKEND", _AccountSettings(account))  # type: ignore[no-any-return]
 
 
 class _AccountSettings:
@@ -95,6 +98,8 @@ class _AccountSettings:
 class SettingsAccount:
     """The one account in RESOLVER, for every caller (CALENDAR_BACKEND builds its source)."""
 
+    per_user = False
+
     def __init__(self, settings: Any) -> None:
         self.settings = settings
 
@@ -108,6 +113,8 @@ class SettingsAccount:
 
 class PerUserAccounts:
     """Each person's own accounts; nobody, and anybody without one, gets NoCalendarAccount."""
+
+    per_user = True
 
     @classmethod
     def from_settings(cls, settings: Any) -> PerUserAccounts:

@@ -31,3 +31,8 @@ class ResolverConfig(AppConfig):
         # The per-user accounts' namespaced items (resolver/accounts.py): the process's
         # state, owned here rather than by a module global; tests swap it (use_namespaces).
         self.namespaces = NamespaceRegistry()
+        # One CalDAV reader per account (resolver/calendars/caldav/registry.py): its memo,
+        # sync states and connections; tests and benchmarks swap it (use_registry).
+        from resolver.calendars.caldav.registry import ReaderRegistry
+
+        self.readers = ReaderRegistry()

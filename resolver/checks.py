@@ -14,6 +14,7 @@
 | resolver.E008 | a middleware the page and the API's session login need is missing from MIDDLEWARE |
 | resolver.E009 | per-user accounts (their passwords encrypted with SECRET_KEY) with a development SECRET_KEY |
 | resolver.E010 | RELEVANCE_MODEL names a file that is not a relevance model this code reads |
+| resolver.E011 | CALENDAR_BACKEND builds a class that lacks a method the app calls (resolver/calendars/backend.py) |
 
 The app asks nothing else of the host project: no settings module, middleware,
 error handler or template of lifeproject's (README, "Add the resolver to your project").
@@ -223,3 +224,25 @@ def _caldav_url_set() -> list[checks.CheckMessage]:
             )
         ]
     return []
+
+
+@checks.register(TAG)
+def check_calendar_backend(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """CALENDAR_BACKEND's class has what the app calls (resolver.calendars.backend.CalendarBackend)."""
+    from resolver.calendars.backend import built_class, lacks
+    from resolver.conf import backend_class
+
+    try:
+        backend = backend_class("CALENDAR_BACKEND")
+    except Exception:  # noqa: BLE001 - resolver.E003 names a path that does not import
+        return []
+    missing = lacks(backend)
+    if not missing:
+        return []
+    built = built_class(backend)
+    return [checks.Error(
+        f"RESOLVER['CALENDAR_BACKEND'] = {backend_path('CALENDAR_BACKEND')!r} builds {built.__qualname__}, "
+        f"which has no {', '.join(name + '()' for name in missing)}.",
+        hint="A calendar backend has collections() and fetch(kind=, collection_ids=, time_zone=): "
+             "docs/calendars.md, 'Adding a calendar backend'.",
+        id="resolver.E011")]

@@ -65,7 +65,7 @@ def test_cold_read__discovery_combined_then_token_and_query_per_collection(live,
     sent.clear()
     warm = calendar.fetch(kind=Kind.TASK, collection_ids=None)
     # The remembered home's listing, then per collection its CS:getctag (first seen now:
-    # not yet a witness, reader._ctag_fields) and one sync-collection from the token.
+    # not yet a witness, ctags.Ctags.fields) and one sync-collection from the token.
     assert warm.requests == 1 + 2 * collections
     ctags = [body for method, _path, body in sent if method == "PROPFIND" and b"getctag" in body]
     assert len(ctags) == collections

@@ -1,4 +1,4 @@
-"""CS:getctag as a witness that nothing changed (reader._read_incremental), at a scripted server.
+"""CS:getctag as a witness that nothing changed (ctags.py), at a scripted server.
 
 The server's clock is frozen (tests/support/scripted_dav.py): every answer's
 Date is that clock, and `advance` moves it, so the 2 s racy rule is tested
@@ -54,7 +54,7 @@ class Client:
     @property
     def reader(self):
         reader = self.registry.get(self.cal.account)
-        reader.ctag_ask_seconds = 0.0  # asked on every read: the steps below are the reads
+        reader.ctags.ask_seconds = 0.0  # asked on every read: the steps below are the reads
         return reader
 
     def read(self) -> tuple[set[str], int]:
@@ -78,7 +78,7 @@ class Client:
         self.read()
         self.server.advance(3)
         assert self.read()[1] == 1  # not yet settled when this state was read
-        assert self.reader.ctag_moved == {"update", "delete"}
+        assert self.reader.ctags.moved == {"update", "delete"}
 
 
 WARM_TITLES = {"Water the plants", "Book the dentist", "Call the plumber"}
@@ -105,7 +105,7 @@ def test_ctag__a_racy_ctag_is_not_believed(counter: ScriptedDAV) -> None:
     # The clock frozen: every ctag is listed in the second it first showed in.
     for _ in range(3):
         assert client.read()[1] == 1
-    assert client.reader.ctag_moved == {"update"} and client.reader.trusts_ctags
+    assert client.reader.ctags.moved == {"update"} and client.reader.ctags.trusted
 
 
 def test_ctag__one_never_seen_moving_is_never_a_witness(stuck: ScriptedDAV) -> None:
@@ -130,12 +130,12 @@ def test_ctag__a_change_under_an_unmoved_ctag_ends_the_trust(puts_only: Scripted
     client.read()  # it moved with the PUT
     client.read()
     client.read()  # first seen again
-    assert client.reader.ctag_moved == {"update"} and client.reader.trusts_ctags
+    assert client.reader.ctags.moved == {"update"} and client.reader.ctags.trusted
     puts_only.delete("c.ics")  # the ctag does not move on a DELETE here
     with caplog.at_level(logging.WARNING, logger="resolver.calendars"):
         titles, sent = client.read()  # not a witness yet: the sync runs and lists the deletion
     assert sent == 1 and titles == WARM_TITLES
-    assert not client.reader.trusts_ctags
+    assert not client.reader.ctags.trusted
     assert any("unchanged CS:getctag" in r.getMessage() for r in caplog.records)
     puts_only.advance(3)
     for _ in range(3):
@@ -152,7 +152,7 @@ def test_ctag__moving_with_one_kind_of_change_only_is_not_enough(counter: Script
     client.read()
     counter.advance(3)
     client.read()
-    assert client.reader.ctag_moved == {"update"}
+    assert client.reader.ctags.moved == {"update"}
     assert client.read()[1] == 1  # settled, unchanged, but no DELETE seen moving it yet
 
 
@@ -164,7 +164,7 @@ def test_ctag__a_server_without_one_is_not_asked_again(counter: ScriptedDAV) -> 
     asked = len([r for r in counter.seen if r.method == "PROPFIND" and r.depth == "0"])
     client.read()
     assert len([r for r in counter.seen if r.method == "PROPFIND" and r.depth == "0"]) == asked
-    assert not client.reader.ctag_property
+    assert not client.reader.ctags.given
 
 
 def test_ctag__not_yet_a_witness_it_is_asked_now_and_then_only(counter: ScriptedDAV) -> None:

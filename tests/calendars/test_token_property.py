@@ -1,7 +1,7 @@
 """The cold read's token: the collection's DAV:sync-token property where it is a URI, else an initial sync.
 
 A Depth 0 PROPFIND gives the token, then the kind's calendar-query the data
-(reader._from_first). SOGo 5.8 answers the property with the current second,
+(profiles.first_read). SOGo 5.8 answers the property with the current second,
 not a URI, and a sync from it never lists what was written in that second:
 such a token is not used. The scripted server (tests/support/scripted_dav.py)
 answers the property either way (`token_property`).

@@ -16,7 +16,7 @@ import pytest
 from lifeproject.seeding import Spec
 from resolver import services
 from resolver.calendars.caldav import ReaderRegistry
-from resolver.calendars.caldav import reader as reader_module
+from resolver.calendars.caldav import building
 from resolver.calendars.caldav.caches import SyncState
 from resolver.domain.matching import MatchingMemo
 from resolver.domain.errors import CalendarUnavailable
@@ -39,13 +39,13 @@ def other(faulty_live: FaultyRadicale) -> Iterator[Other]:
 def parses(monkeypatch: pytest.MonkeyPatch) -> Counter:
     """How many resources were parsed (read_resource calls), by request."""
     counts: Counter = Counter()
-    original = reader_module.read_resource
+    original = building.read_resource
 
     def counting(text: str, **kwargs):
         counts["parsed"] += 1
         return original(text, **kwargs)
 
-    monkeypatch.setattr(reader_module, "read_resource", counting)
+    monkeypatch.setattr(building, "read_resource", counting)
     return counts
 
 

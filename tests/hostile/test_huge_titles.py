@@ -276,20 +276,20 @@ def test_radicale__a_deadline_passing_while_resources_are_parsed_ends_in_calenda
                                                                                               monkeypatch):
     """The reader looks at the deadline while it parses what it read: a clock that passes the deadline
     during the first resource's parse ends the request in `calendar_unavailable` / `timeout`."""
-    from resolver.calendars.caldav import reader
+    from resolver.calendars.caldav import building
 
     settings.RESOLVER = {**settings.RESOLVER, "PARSE_CACHE_ITEMS": 0}  # the full read: each resource parsed now
     clock = FakeClock()
     monkeypatch.setattr(deadline, "time", clock)
     parsed: list[str] = []
-    real = reader.live_items
+    real = building.live_items
 
     def parse_then_pass_the_deadline(text: str, **kwargs: Any) -> list[Item]:
         parsed.append(kwargs["href"])
         clock.now += deadline.DEFAULT_SECONDS + 1
         return real(text, **kwargs)
 
-    monkeypatch.setattr(reader, "live_items", parse_then_pass_the_deadline)
+    monkeypatch.setattr(building, "live_items", parse_then_pass_the_deadline)
     with pytest.raises(CalendarUnavailable) as raised:
         resolve_outcome(text=REFERENCE, kind="task", collection_ids=["big"], door="test")
     assert raised.value.details["reason"] == "timeout"

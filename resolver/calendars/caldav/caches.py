@@ -190,10 +190,10 @@ class SyncState:
     ctag_since: str | None = None
     ctag_settled: bool = False
     # When the ctag was last asked (time.monotonic()): until it is a witness,
-    # it is asked at most every reader.ctag_ask_seconds.
+    # it is asked at most every ctags.Ctags.ask_seconds.
     ctag_asked: float | None = None
     # The read that made this state found a change: the next one goes straight
-    # to the sync (a ctag would only be paid for, reader._read_incremental).
+    # to the sync (a ctag would only be paid for, ctags.py).
     moved: bool = False
 
     @classmethod

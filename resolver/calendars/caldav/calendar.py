@@ -9,7 +9,9 @@ from resolver.domain.ports import FetchResult
 from resolver.calendars.caldav.account import CalDAVAccount
 from resolver.calendars.caldav.caches import DEFAULT_CAPACITY
 from resolver.calendars.caldav.http import unavailable
-from resolver.calendars.caldav.reader import SYNC_MODES, CalDAVReader, ReadOptions, ReaderRegistry, readers
+from resolver.calendars.caldav.options import SYNC_MODES, ReadOptions
+from resolver.calendars.caldav.reader import CalDAVReader
+from resolver.calendars.caldav.registry import ReaderRegistry, readers
 from resolver.calendars.ical import Limits
 from resolver.domain.items import Collection, Kind
 
@@ -37,7 +39,7 @@ class CalDAVCalendar:
     sync: str = "auto"
     # Concurrent fetches of the same collections share one read (flight.py).
     shared_reads: bool = True
-    # An unchanged, settled CS:getctag may answer from the memo (reader._read_incremental).
+    # An unchanged, settled CS:getctag may answer from the memo (ctags.py).
     ctag: bool = True
     # Resources all readers' memos hold together (caches.Budget); 0 turns the
     # memo, and with it every incremental read, off: each request is then a full read.

@@ -14,31 +14,14 @@ from __future__ import annotations
 import logging
 from urllib.parse import urlsplit
 
-from resolver.calendars.caldav.http import Answer, Transport, unavailable
+from resolver.calendars.caldav.http import Transport, unavailable
 from resolver.calendars.caldav.multistatus import (
-    CALENDAR, DISPLAYNAME, HOME_SET, PRINCIPAL, RESOURCETYPE, Multistatus, propfind_body,
+    CALENDAR, DISPLAYNAME, HOME_SET, PRINCIPAL, RESOURCETYPE, Multistatus, propfind_body, required,
 )
-from resolver.domain.codes import http_reason
 from resolver.domain.errors import CalendarUnavailable
 from resolver.domain.items import Collection, collection_id_from_path
 
 logger = logging.getLogger("resolver.calendars")
-
-
-def checked(answer: Answer) -> Multistatus:
-    """The answer's multistatus; a refusal or any other answer makes the calendar unavailable.
-
-    401 is the credentials (`unauthorized`); 403 is this address refusing
-    access whoever asks (`forbidden`: Radicale's answer for a path that is
-    not a collection of the user), which a new password would not change.
-    """
-    if answer.status == 401:
-        raise unavailable("unauthorized", "The calendar server refused our credentials.")
-    if answer.status == 403:
-        raise unavailable("forbidden", "The calendar server refused access to this address.")
-    if answer.multistatus is None:
-        raise unavailable(http_reason(answer.status))
-    return answer.multistatus
 
 
 WELL_KNOWN = "/.well-known/caldav"
@@ -85,7 +68,7 @@ def find_home(transport: Transport, start: str) -> tuple[str, list[Collection] |
     principal = _pinned(transport, principal_href, base=start, step="principal")
     if principal == start:
         return start, None
-    found = checked(transport.propfind(principal, propfind_body(HOME_SET, RESOURCETYPE, DISPLAYNAME), depth=1))
+    found = required(transport.propfind(principal, propfind_body(HOME_SET, RESOURCETYPE, DISPLAYNAME), depth=1))
     own = [r for r in found.responses if _same(transport.origin.path_of(r.href, base=principal) or "", principal)]
     home = _first(Multistatus(responses=own), HOME_SET)
     path = _pinned(transport, home, base=principal, step="home_set") if home is not None else principal
@@ -99,16 +82,16 @@ def _first_answer(transport: Transport, start: str) -> Multistatus:
     refusal (SOGo without its Apache front answers an HTML page there) falls back to the root (RFC 6764 6)."""
     body = propfind_body(PRINCIPAL, HOME_SET)
     if start.rstrip("/") != WELL_KNOWN:
-        return checked(transport.propfind(start, body, depth=0))
+        return required(transport.propfind(start, body, depth=0))
     try:
         answer = transport.propfind(start, body, depth=0)
         if answer.multistatus is not None or answer.status in (401, 403):
-            return checked(answer)
+            return required(answer)
     except CalendarUnavailable as err:
         if err.details.get("reason") != "bad_response":
             raise
     logger.info("caldav discovery: no multistatus at %s: asking the root", WELL_KNOWN)
-    return checked(transport.propfind("/", body, depth=0))
+    return required(transport.propfind("/", body, depth=0))
 
 
 def _same(a: str, b: str) -> bool:
@@ -120,7 +103,7 @@ def list_calendars(transport: Transport, home: str) -> list[Collection] | None:
     answer = transport.propfind(home, propfind_body(RESOURCETYPE, DISPLAYNAME), depth=1)
     if answer.status == 404:
         return None
-    return _calendars(transport, checked(answer), home)
+    return _calendars(transport, required(answer), home)
 
 
 def _calendars(transport: Transport, found: Multistatus, home: str) -> list[Collection]:

@@ -4,23 +4,17 @@ from __future__ import annotations
 from typing import Iterator
 
 from resolver.domain.ports import SkippedResource
-from resolver.calendars.caldav.discovery import checked
 from resolver.calendars.caldav.http import Transport
 from resolver.calendars.caldav.members import member_path
 from resolver.calendars.caldav.stamps import settled
 from resolver.calendars.caldav.multistatus import (
-    CALENDAR_DATA, GETETAG, GETLASTMODIFIED, Multistatus, multiget_body, propfind_body, query_body,
+    CALENDAR_DATA, GETETAG, GETLASTMODIFIED, multiget_body, propfind_body, query_body, report, required,
 )
 from resolver.calendars.ical import Window
 from resolver.domain.items import Kind
 
 # hrefs per calendar-multiget: bounds the request body (about 100 bytes an href).
 MULTIGET_BATCH = 2000
-
-
-def report(transport: Transport, path: str, body: bytes, *, depth: int | None) -> Multistatus:
-    """A REPORT that must answer with a multistatus; anything else makes the calendar unavailable."""
-    return checked(transport.report(path, body, depth=depth))
 
 
 def listing(transport: Transport, path: str, *, kind: Kind, window: Window,
@@ -51,7 +45,7 @@ def members(transport: Transport, path: str, skipped: list[SkippedResource] | No
     """
     body = propfind_body(GETETAG, *([GETLASTMODIFIED] if stamps is not None else []))
     listed: dict[str, str] = {}
-    found = checked(transport.propfind(path, body, depth=1))
+    found = required(transport.propfind(path, body, depth=1))
     for response in found.responses:
         etag = response.text(GETETAG)
         href = member_path(transport.origin, response.href, collection=path,

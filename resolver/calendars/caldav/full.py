@@ -10,11 +10,10 @@ import logging
 from resolver import deadline
 from resolver.domain.ports import SkippedResource
 from resolver.calendars.caldav.caches import FilterMemory
-from resolver.calendars.caldav.etags import report
 from resolver.calendars.caldav.http import Transport
 from resolver.calendars.caldav.members import Resource, member_path
 from resolver.calendars.caldav.stamps import settled
-from resolver.calendars.caldav.multistatus import CALENDAR_DATA, GETETAG, GETLASTMODIFIED, query_body
+from resolver.calendars.caldav.multistatus import CALENDAR_DATA, GETETAG, GETLASTMODIFIED, query_body, report
 from resolver.calendars.ical import Window
 from resolver.domain.codes import is_transient
 from resolver.domain.errors import CalendarUnavailable

@@ -1,4 +1,5 @@
-"""WebDAV request bodies, and the multistatus answer read incrementally with its hrefs kept raw.
+"""WebDAV request bodies, the multistatus answer read incrementally with its hrefs kept raw, and the
+one rule for what an answer's status means (`answered`).
 
 The bodies are built with lxml. Answers are parsed here, not by the caldav
 library: the library normalises URLs (it decoded `%2541` into `%41`, a
@@ -12,12 +13,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Sequence
+from typing import Protocol, Sequence
 
 from lxml import etree
 
 from resolver import deadline
 from resolver.calendars.ical import Window
+from resolver.domain.codes import http_reason
 from resolver.domain.errors import CalendarUnavailable
 from resolver.domain.items import Kind
 
@@ -259,3 +261,53 @@ class MultistatusParser:
                     del parent[0]
             if deadline.expired():
                 raise CalendarUnavailable(details={"reason": "timeout"})
+
+
+class Answer(Protocol):
+    """An HTTP answer as http.py reads it: its status, and its multistatus when it parsed as one."""
+
+    @property
+    def status(self) -> int: ...
+
+    @property
+    def multistatus(self) -> Multistatus | None: ...
+
+
+class Reporter(Protocol):
+    def report(self, path: str, body: bytes, *, depth: int | None) -> Answer: ...
+
+
+def answered(answer: Answer, *, required: bool = True) -> Multistatus | None:
+    """The one rule for a multistatus answer's status, for every request the reader sends.
+
+    401 is the credentials (`unauthorized`), whatever was asked. A required
+    answer (discovery, a listing, a query, a multiget) must be a multistatus:
+    403 is this address refusing access whoever asks (`forbidden`: Radicale's
+    answer for a path that is not a collection of the user), which a new
+    password would not change, and anything else makes the calendar
+    unavailable. An optional one (a sync report, the sync-token or getctag
+    property) is a 207 multistatus or nothing (None): the caller reads
+    another way.
+    """
+    if answer.status == 401:
+        raise CalendarUnavailable("The calendar server refused our credentials.", details={"reason": "unauthorized"})
+    if not required:
+        return answer.multistatus if answer.status == 207 else None
+    if answer.status == 403:
+        raise CalendarUnavailable("The calendar server refused access to this address.",
+                                  details={"reason": "forbidden"})
+    if answer.multistatus is None:
+        raise CalendarUnavailable(details={"reason": http_reason(answer.status)})
+    return answer.multistatus
+
+
+def required(answer: Answer) -> Multistatus:
+    """The answer's multistatus, which must be one (`answered`)."""
+    found = answered(answer)
+    assert found is not None
+    return found
+
+
+def report(transport: Reporter, path: str, body: bytes, *, depth: int | None) -> Multistatus:
+    """A REPORT that must answer with a multistatus; anything else makes the calendar unavailable."""
+    return required(transport.report(path, body, depth=depth))

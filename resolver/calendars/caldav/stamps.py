@@ -64,7 +64,7 @@ def doubted(before: str | None, now: str | None) -> bool:
 def apart(earlier: str | None, later: str | None) -> bool:
     """Whether the answer dated `later` came at least MARGIN after the one dated `earlier`.
 
-    The same rule for a collection's CS:getctag (reader._ctag_fields): a ctag
+    The same rule for a collection's CS:getctag (ctags.Ctags.fields): a ctag
     first seen at `earlier` may be a time of one-second resolution, and a
     change written in the second before that listing may have left it
     unmoved; a state read MARGIN after the ctag first showed holds such a change.

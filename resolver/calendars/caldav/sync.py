@@ -20,9 +20,11 @@ import re
 from dataclasses import dataclass, field
 
 from resolver.domain.ports import SkippedResource
-from resolver.calendars.caldav.http import Answer, Transport, unavailable
+from resolver.calendars.caldav.http import Answer, Transport
 from resolver.calendars.caldav.members import member_path
-from resolver.calendars.caldav.multistatus import CALENDAR_DATA, GETETAG, SYNC_TOKEN, propfind_body, sync_body
+from resolver.calendars.caldav.multistatus import (
+    CALENDAR_DATA, GETETAG, SYNC_TOKEN, answered, propfind_body, sync_body,
+)
 from resolver.domain.errors import CalendarUnavailable
 
 logger = logging.getLogger("resolver.calendars")
@@ -31,8 +33,7 @@ INSUFFICIENT_STORAGE = 507  # RFC 6578 3.6: the answer was truncated
 # A URI's scheme and colon (RFC 3986 3.1): what every sync-token must start with.
 _URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 # Failures that end the request: no other way of reading would fare better.
-_FATAL = ("timeout", "unreachable", "unauthorized", "forbidden", "response_too_large", "foreign_origin")
-FATAL = _FATAL
+FATAL = ("timeout", "unreachable", "unauthorized", "forbidden", "response_too_large", "foreign_origin")
 
 
 @dataclass
@@ -51,13 +52,11 @@ def _send(transport: Transport, path: str, token: str, *, data: bool) -> Answer 
     try:
         answer = transport.report(path, sync_body(token, data=data), depth=0)
     except CalendarUnavailable as err:
-        if err.details.get("reason") in _FATAL:
+        if err.details.get("reason") in FATAL:
             raise
         logger.info("sync failed for %s (%s): read another way", path, err.details.get("reason"))
         return None
-    if answer.status == 401:
-        raise unavailable("unauthorized", "The calendar server refused our credentials.")
-    if answer.status != 207 or answer.multistatus is None:
+    if answered(answer, required=False) is None:
         logger.info("sync answered %s for %s: read another way", answer.status, path)
         return None
     return answer
@@ -91,16 +90,15 @@ def current_token(transport: Transport, path: str) -> str | None:
     try:
         answer = transport.propfind(path, propfind_body(SYNC_TOKEN), depth=0)
     except CalendarUnavailable as err:
-        if err.details.get("reason") in _FATAL:
+        if err.details.get("reason") in FATAL:
             raise
         logger.info("sync-token of %s not read (%s): an initial sync instead", path, err.details.get("reason"))
         return None
-    if answer.status == 401:
-        raise unavailable("unauthorized", "The calendar server refused our credentials.")
-    if answer.status != 207 or answer.multistatus is None:
+    found = answered(answer, required=False)
+    if found is None:
         return None
     # Depth 0: the one response is the collection's, however the server spells its href.
-    for response in answer.multistatus.responses:
+    for response in found.responses:
         token = (response.text(SYNC_TOKEN) or "").strip()
         if token and _URI.match(token):
             return token
