@@ -13,7 +13,7 @@ The door opens it (the API view, the page, the command, the MCP tool call:
 step of the request: a view that adds an account and then lists the accounts,
 or that tries a pick and then shows the question again, spends one budget,
 not one per step. A `running()` opened while one is active joins it (the
-services' own `bounded`, the pipeline's), so a step never starts a deadline of
+services' `bounded`, the pipeline's `bounded_by_default`), so a step never starts a deadline of
 its own inside a request; `current()` is the request's `Deadline` itself.
 This module imports nothing from Django.
 """
@@ -97,8 +97,9 @@ def bounded_by(seconds: Callable[[], float]) -> Callable[[F], F]:
     return decorate
 
 
-# The pipeline called on its own (tests, benchmarks): the default; through a service, the service's.
-bounded = bounded_by(lambda: DEFAULT_SECONDS)
+# The pipeline called on its own (tests, benchmarks): DEFAULT_SECONDS; through a service, the
+# service's deadline, opened by resolver.deadline.bounded with the configured budget.
+bounded_by_default = bounded_by(lambda: DEFAULT_SECONDS)
 
 
 def remaining() -> float | None:

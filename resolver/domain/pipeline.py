@@ -84,7 +84,7 @@ class Outcome:
     rule: jdg.ThresholdRule | None = None
 
 
-@deadline.bounded  # the request's deadline, opened by the services (resolver/domain/deadline.py)
+@deadline.bounded_by_default  # the request's deadline, opened by the services (resolver/domain/deadline.py)
 def resolve(
     *,
     request: ResolveRequest,

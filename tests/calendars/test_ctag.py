@@ -61,7 +61,7 @@ class Client:
         """The titles read, and how many sync-collection reports this read sent."""
         self.reader  # noqa: B018 - made, and set to ask the ctag every time
         before = len(self.server.reports("sync-collection"))
-        result = deadline.bounded(lambda: self.cal.fetch(kind=Kind.TASK, collection_ids=None))()
+        result = deadline.bounded_by_default(lambda: self.cal.fetch(kind=Kind.TASK, collection_ids=None))()
         return {item.title for item in result.items}, len(self.server.reports("sync-collection")) - before
 
     def trusted_warm(self) -> None:
@@ -172,7 +172,7 @@ def test_ctag__not_yet_a_witness_it_is_asked_now_and_then_only(counter: Scripted
     registry = ReaderRegistry()
     cal = CalDAVCalendar(url=counter.url, username=USER, password=PASSWORD, timeout=5.0, registry=registry)
     for _ in range(4):
-        deadline.bounded(lambda: cal.fetch(kind=Kind.TASK, collection_ids=None))()
+        deadline.bounded_by_default(lambda: cal.fetch(kind=Kind.TASK, collection_ids=None))()
     asked = [r for r in counter.seen if r.method == "PROPFIND" and r.depth == "0" and r.path.endswith("/work/")]
     # The cold read's token property, then one ctag in the three warm reads.
     assert len(asked) == 2

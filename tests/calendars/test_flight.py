@@ -64,7 +64,7 @@ def warmed(server: ScriptedDAV) -> tuple[CalDAVCalendar, ReaderRegistry]:
     """A calendar whose reader has read the collection once (later reads are one sync each)."""
     registry = ReaderRegistry()
     cal = calendar(server, registry)
-    deadline.bounded(lambda: cal.fetch(kind=Kind.TASK, collection_ids=None))()
+    deadline.bounded_by_default(lambda: cal.fetch(kind=Kind.TASK, collection_ids=None))()
     server.seen.clear()
     server.delay = DELAY
     return cal, registry
