@@ -15,7 +15,6 @@ from django.db import DatabaseError, transaction
 from django.utils import timezone as django_timezone
 
 from resolver.conf import resolver_settings
-from resolver.domain.chat import fingerprint_for
 from resolver.domain.judgment import QUESTION_ID, ThresholdRule, with_retrieval
 from resolver.domain.judgment import RANKER_BACKEND as JUDGE_RANKER_BACKEND
 from resolver.models import ApprovedThreshold
@@ -31,14 +30,16 @@ RANKER_BACKEND = JUDGE_RANKER_BACKEND
 def current_fingerprint(backend: str) -> str | None:
     """The fingerprint a row of this backend must carry to be approved now; None: nothing is approvable.
 
-    A judge's is its prompt's (resolver.domain.chat.fingerprint_for); the
-    built-in ranker's comes from resolver.evaluation.ranking.current_fingerprint().
+    A judge's is asked of the judge (resolver.judges.current_fingerprint: the
+    configured one, else a built-in one); the built-in ranker's comes from
+    resolver.evaluation.ranking.current_fingerprint().
     """
+    from resolver import judges
     from resolver.evaluation import ranking
 
     if backend == RANKER_BACKEND:
         return ranking.current_fingerprint()
-    prompt = fingerprint_for(backend)
+    prompt = judges.current_fingerprint(backend)
     # A judge is evaluated on the candidates the deployed ranker chooses (RunOptions.retrieval).
     return None if prompt is None else with_retrieval(prompt, ranking.deployed_retrieval())
 
