@@ -113,7 +113,7 @@ class Fingerprint:
 
     Computed on every read (a changed wording shows at once) and readable on
     the class as on a judge, so thresholds evaluated for a built-in backend
-    that is not the configured one can still be checked (resolver.judges.current_fingerprint).
+    that is not the configured one can still be checked (resolver.thresholds.judge_fingerprint).
     """
 
     def __init__(self, compute: Callable[[], str]) -> None:

@@ -10,32 +10,10 @@ from resolver.judges.disabled import DisabledJudge
 from resolver.judges.jev import JevJudge
 from resolver.judges.openai import OpenAIJudge
 
-__all__ = ["BUILT_IN", "DisabledJudge", "JevJudge", "Judge", "OpenAIJudge", "current_fingerprint"]
+__all__ = ["BUILT_IN", "DisabledJudge", "JevJudge", "Judge", "OpenAIJudge"]
 
 # The judges that ship with the app: thresholds evaluated for one of them stay
-# checkable while another judge is configured (their fingerprints follow from
-# their code alone: resolver.domain.ports.Fingerprint).
+# checkable while another judge is configured (resolver.thresholds.judge_fingerprint:
+# their fingerprints follow from their code alone, resolver.domain.ports.Fingerprint).
 BUILT_IN: tuple[type, ...] = (JevJudge, OpenAIJudge, DisabledJudge)
 
-
-def current_fingerprint(backend: str) -> str | None:
-    """The fingerprint the judge of `backend` has now, asked of the judge; None when no judge here has it.
-
-    The configured judge is asked first (RESOLVER["JUDGE_BACKEND"], as the
-    services build it), then the built-in judges. A judge that never answers
-    (fingerprint "") has none.
-    """
-    from django.core.exceptions import ImproperlyConfigured
-
-    from resolver import services
-
-    try:
-        configured: list[object] = [services.judge_from_settings()]
-    except (ImportError, ImproperlyConfigured):  # named by the system checks (resolver.E003)
-        configured = []
-    for judge in (*configured, *BUILT_IN):
-        fingerprint = getattr(judge, "fingerprint", None)
-        # A built-in class's fingerprint reads on the class; another class's may need a judge.
-        if getattr(judge, "backend", None) == backend and isinstance(fingerprint, str):
-            return fingerprint or None
-    return None
