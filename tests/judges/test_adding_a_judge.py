@@ -118,3 +118,25 @@ def _question() -> Any:
     return build_question(reference="portfolio", kind="task", candidates=[
         CandidateFacts(title="Draft portfolio outline", collection="work", status=None),
         CandidateFacts(title="Review portfolio slides", collection="work", status=None)])
+
+
+@responses.activate
+def test_adding_a_judge__evaluated_and_proposed_like_any_judge(acme_settings: Any, tmp_path: Path) -> None:
+    """manage.py evaluate_reference_match --propose: a threshold under its backend and fingerprint, approvable."""
+    from tests.evaluation import scripted
+
+    def answer(request: Any) -> tuple[int, dict[str, str], str]:
+        sent = json.loads(request.body)
+        body = scripted.answer_body(sent, scripted.ANSWERS[sent["state"]["user_reference"]])
+        return 200, {}, json.dumps({**body, "model": "acme-2.1"})
+
+    responses.add_callback(responses.POST, URL, callback=answer)
+    code, _, stderr = scripted.run_command("--cases", str(scripted.write_hand_set(tmp_path / "hand.jsonl")),
+                                           "--out", str(tmp_path / "out"), "--alpha", scripted.ALPHA,
+                                           "--delta", scripted.DELTA, "--propose")
+    assert code == 0, stderr
+    row = ApprovedThreshold.objects.get()
+    assert (row.backend, row.model, row.active) == ("acme", "acme-2.1", False)
+    assert row.fingerprint == thresholds.current_fingerprint("acme")
+    staff = get_user_model().objects.create_user("staff", is_staff=True)
+    assert thresholds.approve_thresholds(rows=[row], user=staff).approved == (row.pk,)
