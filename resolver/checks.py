@@ -14,7 +14,8 @@
 | resolver.E008 | a middleware the page and the API's session login need is missing from MIDDLEWARE |
 | resolver.E009 | per-user accounts (their passwords encrypted with SECRET_KEY) with a development SECRET_KEY |
 | resolver.E010 | RELEVANCE_MODEL names a file that is not a relevance model this code reads |
-| resolver.E011 | CALENDAR_BACKEND builds a class that lacks a method the app calls (resolver/calendars/backend.py) |
+| resolver.E011 | the class JUDGE_BACKEND or SEMANTIC_ENCODER names lacks a member of its protocol (resolver.domain.ports.Judge, resolver.domain.title_vectors.Encoder), or its judges cannot be kept one per configuration |
+| resolver.E012 | CALENDAR_BACKEND builds a class that lacks a method the app calls (resolver/calendars/backend.py) |
 
 The app asks nothing else of the host project: no settings module, middleware,
 error handler or template of lifeproject's (README, "Add the resolver to your project").
@@ -119,6 +120,53 @@ def check_account_key(app_configs: Any = None, **kwargs: Any) -> list[checks.Che
 def check_resolver_settings(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
     return [*_unknown_keys(), *_backends(), *_urls(), *_time_zone(), *_limits(), *_caldav_url_set(),
             *_relevance_model()]
+
+
+@checks.register(TAG)
+def check_backend_contracts(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """The judge and encoder classes the settings name have everything the app uses of them, by name.
+
+    A judge or encoder that lacks a member would otherwise fail on the first
+    request that reaches it (or, for a judge that cannot be shared, open new
+    connections on every request). A path that does not import is E003's.
+    """
+    from resolver.domain.ports import Judge
+    from resolver.domain.title_vectors import Encoder
+    from resolver.judges.registry import sharing_problem
+
+    problems: list[checks.CheckMessage] = []
+    for name, protocol in (("JUDGE_BACKEND", Judge), ("SEMANTIC_ENCODER", Encoder)):
+        try:
+            backend = import_setting(name)
+        except ImportError:
+            continue
+        if not isinstance(backend, type):
+            continue  # E003 names what is not a class with from_settings
+        lacking = [member for member in protocol_members(protocol) if not has_member(backend, member)]
+        if lacking:
+            problems.append(checks.Error(
+                f"RESOLVER[{name!r}] = {backend_path(name)!r} lacks {', '.join(lacking)}.",
+                hint=f"Give it every member of {protocol.__module__}.{protocol.__name__} "
+                     "(docs/judge.md, \"Adding a judge\"; docs/retrieval.md, \"Adding an encoder\").",
+                id="resolver.E011"))
+        problem = sharing_problem(backend) if protocol is Judge else None
+        if problem is not None:
+            problems.append(checks.Error(
+                f"RESOLVER[{name!r}] = {backend_path(name)!r} cannot be kept one per configuration: {problem}.",
+                hint="Make it a frozen dataclass whose connections are a compare=False field "
+                     "(docs/judge.md, \"Adding a judge\").", id="resolver.E011"))
+    return problems
+
+
+def protocol_members(protocol: type) -> list[str]:
+    """The names a protocol declares: its methods, properties and annotated attributes."""
+    names = [name for name in vars(protocol) if not name.startswith("_")]
+    return names + [name for name in getattr(protocol, "__annotations__", {}) if name not in names]
+
+
+def has_member(cls: type, name: str) -> bool:
+    """Whether instances of `cls` have `name`: a class attribute, or a field declared without a default."""
+    return hasattr(cls, name) or any(name in getattr(base, "__annotations__", {}) for base in cls.__mro__)
 
 
 def _relevance_model() -> list[checks.CheckMessage]:
@@ -245,4 +293,4 @@ def check_calendar_backend(app_configs: Any = None, **kwargs: Any) -> list[check
         f"which has no {', '.join(name + '()' for name in missing)}.",
         hint="A calendar backend has collections() and fetch(kind=, collection_ids=, time_zone=): "
              "docs/calendars.md, 'Adding a calendar backend'.",
-        id="resolver.E011")]
+        id="resolver.E012")]

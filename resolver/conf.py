@@ -117,6 +117,9 @@ DEFAULTS: dict[str, Any] = {
     "OPENAI_MODEL": "",
     # Corrective turns after a defective answer, inside the judgment budget.
     "JUDGE_CORRECTIONS": 1,
+    # What a judge backend that is not built in reads in its from_settings (its URL,
+    # model, key...): one dict, so adding a judge adds no setting (docs/judge.md).
+    "JUDGE_OPTIONS": {},
     "THRESHOLD_MARGIN": 0.1,
     "PROVENANCE_TTL_SECONDS": 900,
     # Clarification page

@@ -1,5 +1,8 @@
 """Semantic encoders as backends: `RESOLVER["SEMANTIC_ENCODER"]` names a class with `from_settings(settings)`.
 
+An encoder is what resolver.domain.title_vectors.Encoder declares (`name`,
+`encode(texts)`); the system check resolver.E011 names what a configured
+class lacks (docs/retrieval.md, "Adding an encoder").
 The encoder itself is domain code (resolver.domain.semantic, plain Python);
 building it from the settings is the app's part, as for every other backend
 (resolver.conf.build_backend). Nothing loads here: the model loads on the

@@ -74,7 +74,8 @@ def provenance_dict(question: Question, judgment: Judgment | JudgmentUnavailable
         # The semantic signal's model when it chose or ordered the candidates, else null.
         "retrieval_model": question.retrieval,
         "model": judgment.model,
-        "jev_request_id": judgment.jev_request_id,
+        # The key as published when Jev was the only judge: it is any server's request ID.
+        "jev_request_id": judgment.server_request_id,
         "candidate_count": question.candidate_count,
         "latency_ms": judgment.latency_ms,
         "attempts": judgment.attempts,

@@ -11,13 +11,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Iterable
 
+from django.core.exceptions import ImproperlyConfigured
 from django.db import DatabaseError, transaction
 from django.utils import timezone as django_timezone
 
 from resolver.conf import resolver_settings
-from resolver.domain.chat import fingerprint_for
 from resolver.domain.judgment import QUESTION_ID, ThresholdRule, with_retrieval
 from resolver.domain.judgment import RANKER_BACKEND as JUDGE_RANKER_BACKEND
+from resolver.judges import BUILT_IN
 from resolver.models import ApprovedThreshold
 
 logger = logging.getLogger("resolver.thresholds")
@@ -31,16 +32,38 @@ RANKER_BACKEND = JUDGE_RANKER_BACKEND
 def current_fingerprint(backend: str) -> str | None:
     """The fingerprint a row of this backend must carry to be approved now; None: nothing is approvable.
 
-    A judge's is its prompt's (resolver.domain.chat.fingerprint_for); the
-    built-in ranker's comes from resolver.evaluation.ranking.current_fingerprint().
+    A judge's is asked of the judge (judge_fingerprint); the built-in ranker's
+    comes from resolver.evaluation.ranking.current_fingerprint().
     """
     from resolver.evaluation import ranking
 
     if backend == RANKER_BACKEND:
         return ranking.current_fingerprint()
-    prompt = fingerprint_for(backend)
+    prompt = judge_fingerprint(backend)
     # A judge is evaluated on the candidates the deployed ranker chooses (RunOptions.retrieval).
     return None if prompt is None else with_retrieval(prompt, ranking.deployed_retrieval())
+
+
+def judge_fingerprint(backend: str) -> str | None:
+    """The fingerprint the judge of `backend` has now, asked of the judge; None when no judge here has it.
+
+    The configured judge is asked first (RESOLVER["JUDGE_BACKEND"], as the
+    services build it), then the built-in judges, so thresholds of Jev and the
+    OpenAI-compatible judge stay checkable whichever is configured. A judge
+    that never answers (fingerprint "") has none.
+    """
+    from resolver import services
+
+    try:
+        configured: list[object] = [services.judge_from_settings()]
+    except (ImportError, ImproperlyConfigured):  # named by the system checks (resolver.E003, E011)
+        configured = []
+    for judge in (*configured, *BUILT_IN):
+        fingerprint = getattr(judge, "fingerprint", None)
+        # A built-in class's fingerprint reads on the class; another class's may need a judge.
+        if getattr(judge, "backend", None) == backend and isinstance(fingerprint, str):
+            return fingerprint or None
+    return None
 
 
 def current_question(backend: str) -> str:

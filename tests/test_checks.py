@@ -139,3 +139,76 @@ def test_checks__a_relevance_model_that_does_not_read_is_named(settings, tmp_pat
 
 def test_checks__the_shipped_relevance_model_and_none_are_clean(settings):
     assert _run(settings, RELEVANCE_MODEL="") == [] and _run(settings, RELEVANCE_MODEL=None) == []
+
+
+# --- resolver.E011: the judge and encoder classes have what the app uses -----------------
+
+class JudgeWithoutCloseOrModel:
+    """A judge class as the old single-method protocol allowed: judge() alone."""
+
+    backend = "partial"
+    fingerprint = ""
+
+    @classmethod
+    def from_settings(cls, settings):
+        return cls()
+
+    def judge(self, question, *, request_id):
+        raise NotImplementedError
+
+
+class JudgeEqualOnlyToItself(JudgeWithoutCloseOrModel):
+    """Every member, but a plain class: a new judge per request would never be shared."""
+
+    model = "m"
+
+    def close(self):
+        pass
+
+
+class EncoderWithoutName:
+    @classmethod
+    def from_settings(cls, settings):
+        return cls()
+
+    def encode(self, texts):
+        raise NotImplementedError
+
+
+def _contracts(settings, **resolver: object) -> list[checks.CheckMessage]:
+    from resolver.checks import check_backend_contracts
+
+    settings.RESOLVER = {**BASE, **resolver}
+    return check_backend_contracts()
+
+
+def test_checks__the_built_in_judges_and_encoder_keep_the_contract(settings):
+    for path in ("resolver.judges.jev.JevJudge", "resolver.judges.openai.OpenAIJudge",
+                 "resolver.judges.disabled.DisabledJudge"):
+        assert _contracts(settings, JUDGE_BACKEND=path) == [], path
+    assert _contracts(settings, SEMANTIC_ENCODER="resolver.encoders.MultilingualUSE") == []
+
+
+def test_checks__a_judge_class_is_named_with_the_members_it_lacks(settings):
+    messages = _contracts(settings, JUDGE_BACKEND="tests.test_checks.JudgeWithoutCloseOrModel")
+    assert _ids(messages) == ["resolver.E011", "resolver.E011"]
+    assert messages[0].msg == ("RESOLVER['JUDGE_BACKEND'] = 'tests.test_checks.JudgeWithoutCloseOrModel' "
+                               "lacks model, close.")
+    assert "resolver.domain.ports.Judge" in messages[0].hint
+
+
+def test_checks__a_judge_that_cannot_be_shared_is_named(settings):
+    """Not silently used unshared: the registry would keep a new judge (and Session) per request."""
+    messages = _contracts(settings, JUDGE_BACKEND="tests.test_checks.JudgeEqualOnlyToItself")
+    assert _ids(messages) == ["resolver.E011"] and "cannot be kept one per configuration" in messages[0].msg
+    assert "frozen dataclass" in messages[0].hint
+
+
+def test_checks__an_encoder_class_is_named_with_the_members_it_lacks(settings):
+    messages = _contracts(settings, SEMANTIC_ENCODER="tests.test_checks.EncoderWithoutName")
+    assert _ids(messages) == ["resolver.E011"] and messages[0].msg.endswith("lacks name.")
+    assert "resolver.domain.title_vectors.Encoder" in messages[0].hint
+
+
+def test_checks__a_path_that_does_not_import_is_left_to_e003(settings):
+    assert _contracts(settings, JUDGE_BACKEND="resolver.judges.nope.Judge") == []

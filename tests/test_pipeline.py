@@ -49,7 +49,7 @@ class Scripted:
         self.questions.append(question)
         top = max(self.probabilities, key=lambda k: self.probabilities[k])
         return jdg.Judgment(model="jev-test", choice=top, probabilities=self.probabilities,
-                            jev_request_id="j1", latency_ms=1, attempts=1)
+                            server_request_id="j1", latency_ms=1, attempts=1, backend="jev")
 
 
 class Approving:

@@ -39,7 +39,7 @@ def question_and_judgment() -> tuple[Any, Judgment]:
                     CandidateFacts(title="Other", collection="home", status=None)],
     )
     judgment = Judgment(model="jev-1.13.0", choice="1", probabilities={"1": 0.9, "2": 0.05, "no_match": 0.05},
-                        jev_request_id="req_jev_7", latency_ms=140, attempts=2)
+                        server_request_id="req_jev_7", latency_ms=140, attempts=2, backend="jev")
     return question, judgment
 
 

@@ -245,7 +245,7 @@ class AdviceJudge:
 
         self.choice = next(str(c["candidate_number"]) for c in question.state["candidates"]
                            if c["title"] == self.title)
-        return jdg.Judgment(model="local-model", choice=self.choice, jev_request_id=None, latency_ms=5, attempts=1,
+        return jdg.Judgment(model="local-model", choice=self.choice, server_request_id=None, latency_ms=5, attempts=1,
                             probabilities=jdg.advice_probabilities(self.choice, question), backend="openai",
                             probability_source=jdg.ProbabilitySource.NONE, attempt_validity=("valid",))
 

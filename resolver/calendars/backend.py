@@ -6,7 +6,7 @@ per-user accounts each person's account: its URL and credentials in place of
 the settings'). What the app then calls on it is `CalendarBackend` below:
 `collections()` and `fetch(...)` always (resolver.domain.ports.CalendarSource),
 and `says_calendar_access()` where it has one. The system check
-resolver.E011 (resolver/checks.py) names what a configured class lacks.
+resolver.E012 (resolver/checks.py) names what a configured class lacks.
 docs/calendars.md, "Adding a calendar backend", says how to write one.
 """
 from __future__ import annotations

@@ -170,11 +170,3 @@ def parse_answer(content: object, question: Question) -> str:
         raise DefectiveAnswer("out_of_range", "candidate_number is outside the declared range")
     return str(number)
 
-
-def fingerprint_for(backend: str) -> str | None:
-    """The current fingerprint of a backend's prompt, or None for a backend that has none."""
-    if backend == "jev":
-        return question_fingerprint()
-    if backend == BACKEND:
-        return chat_fingerprint()
-    return None

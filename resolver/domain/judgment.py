@@ -241,10 +241,13 @@ class Judgment:
     model: str
     choice: str
     probabilities: dict[str, float]
-    jev_request_id: str | None
+    # The answering server's own ID for the call (its response header), if it sent one.
+    # Envelopes and stored answers keep their key for it, `jev_request_id`, as published.
+    server_request_id: str | None
     latency_ms: int
     attempts: int
-    backend: str = "jev"
+    # The judge's `backend` (resolver.domain.ports.Judge): "jev", "openai", RANKER_BACKEND...
+    backend: str
     probability_source: ProbabilitySource = ProbabilitySource.SERVICE
     # The fingerprint of everything trusted this backend sent; empty means the
     # question's own (Jev sends nothing but the question).

@@ -283,7 +283,7 @@ def ranker_judgment(scored: Any) -> jdg.Judgment:
     probabilities = {str(n): p for n, p in enumerate(scored.probabilities, start=1)}
     probabilities[jdg.NO_MATCH] = round(max(0.0, 1.0 - sum(scored.probabilities)), 6)
     choice = max(probabilities, key=lambda key: (probabilities[key], key != jdg.NO_MATCH))
-    return jdg.Judgment(model=scored.scorer, choice=choice, probabilities=probabilities, jev_request_id=None,
+    return jdg.Judgment(model=scored.scorer, choice=choice, probabilities=probabilities, server_request_id=None,
                         latency_ms=0, attempts=1, backend=jdg.RANKER_BACKEND,
                         probability_source=jdg.ProbabilitySource.MODEL, fingerprint=scored.fingerprint)
 

@@ -2,14 +2,16 @@
 
 Backends (resolver/calendars/, resolver/judges/, resolver/thresholds.py)
 implement these protocols; settings name the implementations by dotted path
-(`RESOLVER["CALENDAR_BACKEND"]`, `RESOLVER["JUDGE_BACKEND"]`). Nothing here
+(`RESOLVER["CALENDAR_BACKEND"]`, `RESOLVER["JUDGE_BACKEND"]`). The semantic
+signal's encoder (`RESOLVER["SEMANTIC_ENCODER"]`) has its protocol beside the
+vectors it makes (resolver.domain.title_vectors.Encoder). Nothing here
 imports Django.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
-from typing import Any, Protocol, Sequence, runtime_checkable
+from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
 from resolver.domain.items import Collection, Item, Kind
 from resolver.domain.judgment import Judgment, JudgmentUnavailable, Question, ThresholdRule
@@ -63,9 +65,62 @@ class CalendarSource(Protocol):
 
 @runtime_checkable
 class Judge(Protocol):
+    """A judge backend: everything the app asks of one, and nothing else.
+
+    Besides `judge`, the app reads `backend` (provenance, stored answers, the
+    threshold rows it is evaluated for), `model` (what the evaluation asks
+    for), `fingerprint` (what a threshold must have been evaluated under) and
+    calls `close` when the process lets the judge go. The system check
+    resolver.E011 names any of these a configured JUDGE_BACKEND class lacks.
+
+    The process keeps one judge per configuration (resolver.judges.registry),
+    so a judge must compare and hash by its configuration: a frozen dataclass
+    whose connections are a `compare=False` field.
+    """
+
+    @property
+    def backend(self) -> str:
+        """A short name stored with everything it answered ("jev", "openai"); thresholds are per backend."""
+        ...
+
+    @property
+    def model(self) -> str:
+        """The model it asks for (the one a Judgment reports may be a versioned name of it)."""
+        ...
+
+    @property
+    def fingerprint(self) -> str:
+        """A digest of everything trusted it sends besides the question; a new wording retires thresholds.
+
+        Empty for a judge that never answers (nothing can be approved for it).
+        """
+        ...
+
     def judge(self, question: Question, *, request_id: str) -> Judgment | JudgmentUnavailable:
         """Answer `question`; never raise: every failure is a JudgmentUnavailable."""
         ...
+
+    def close(self) -> None:
+        """Release what it keeps between requests (its HTTP connections); it is not asked again."""
+        ...
+
+
+class Fingerprint:
+    """A judge's `fingerprint` that follows from its code alone (its prompt), not its configuration.
+
+        class JevJudge:
+            fingerprint = Fingerprint(question_fingerprint)
+
+    Computed on every read (a changed wording shows at once) and readable on
+    the class as on a judge, so thresholds evaluated for a built-in backend
+    that is not the configured one can still be checked (resolver.thresholds.judge_fingerprint).
+    """
+
+    def __init__(self, compute: Callable[[], str]) -> None:
+        self._compute = compute
+
+    def __get__(self, judge: object, owner: type | None = None) -> str:
+        return self._compute()
 
 
 class ThresholdPolicy(Protocol):

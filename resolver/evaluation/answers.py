@@ -39,11 +39,13 @@ class StoredAnswer:
     model: str  # as the response reported it
     choice: str
     probabilities: dict[str, float]
-    jev_request_id: str | None = None
+    # The judge's backend (resolver.domain.ports.Judge.backend).
+    backend: str
+    # The answering server's request ID; stored under the record's published key, "jev_request_id".
+    server_request_id: str | None = None
     latency_ms: int = 0
     attempts: int = 0
     answered_at: str = ""
-    backend: str = "jev"
     # "service", "logprobs", or "none" (advice only: no threshold can be earned).
     probability_source: str = "service"
 
@@ -58,7 +60,7 @@ class StoredAnswer:
             "model": self.model,
             "choice": self.choice,
             "probabilities": self.probabilities,
-            "jev_request_id": self.jev_request_id,
+            "jev_request_id": self.server_request_id,
             "latency_ms": self.latency_ms,
             "attempts": self.attempts,
             "answered_at": self.answered_at,
@@ -98,10 +100,11 @@ def _parse_record(line: str) -> StoredAnswer | None:
             model=str(data["model"]),
             choice=str(data["choice"]),
             probabilities=probabilities,
-            jev_request_id=data.get("jev_request_id"),
+            server_request_id=data.get("jev_request_id"),
             latency_ms=int(data.get("latency_ms") or 0),
             attempts=int(data.get("attempts") or 0),
             answered_at=str(data.get("answered_at") or ""),
+            # Records from before the backend was stored were all Jev's.
             backend=str(data.get("backend") or "jev"),
             probability_source=str(data.get("probability_source") or "service"),
         )
@@ -154,7 +157,7 @@ def still_valid(answer: StoredAnswer, question: Question) -> StoredAnswer | None
         model=model,
         choice=choice,
         probabilities=probabilities,
-        jev_request_id=answer.jev_request_id,
+        server_request_id=answer.server_request_id,
         latency_ms=answer.latency_ms,
         attempts=answer.attempts,
         answered_at=answer.answered_at,

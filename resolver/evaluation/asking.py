@@ -6,25 +6,14 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Protocol, TextIO
+from typing import TextIO
 
 from tqdm import tqdm
 
-from resolver.domain.judgment import Judgment, JudgmentUnavailable, Question
+from resolver.domain.judgment import JudgmentUnavailable, Question
+from resolver.domain.ports import Judge
 from resolver.evaluation.answers import AnswerKey, StoredAnswer
 from resolver.evaluation.cases import Case
-
-
-class CaseJudge(Protocol):
-    """The judge the runner needs: the production `Judge` with the model it asks for."""
-
-    @property
-    def model(self) -> str: ...
-
-    # Optional: `fingerprint` (the backend's prompt fingerprint; the question's
-    # when absent) and `backend`, read with getattr by the runner.
-
-    def judge(self, question: Question, *, request_id: str) -> Judgment | JudgmentUnavailable: ...
 
 
 @dataclass(frozen=True)
@@ -33,7 +22,7 @@ class Unanswered:
     reason: str  # the judge's fixed-vocabulary reason, e.g. "http_429", "timeout"
 
 
-def ask(judge: CaseJudge, case: Case, question: Question, key: AnswerKey) -> StoredAnswer | Unanswered:
+def ask(judge: Judge, case: Case, question: Question, key: AnswerKey) -> StoredAnswer | Unanswered:
     # The case ID in the request ID lets a Jev-side log be matched to a case.
     judgment = judge.judge(question, request_id=f"eval-{case.id}")
     if isinstance(judgment, JudgmentUnavailable):
@@ -43,7 +32,7 @@ def ask(judge: CaseJudge, case: Case, question: Question, key: AnswerKey) -> Sto
         model=judgment.model,
         choice=judgment.choice,
         probabilities=dict(judgment.probabilities),
-        jev_request_id=judgment.jev_request_id,
+        server_request_id=judgment.server_request_id,
         latency_ms=judgment.latency_ms,
         attempts=judgment.attempts,
         answered_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -53,7 +42,7 @@ def ask(judge: CaseJudge, case: Case, question: Question, key: AnswerKey) -> Sto
 
 
 def ask_all(
-    judge: CaseJudge,
+    judge: Judge,
     pending: Sequence[tuple[Case, Question, AnswerKey]],
     *,
     answers_path: Path,

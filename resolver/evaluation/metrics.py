@@ -174,7 +174,7 @@ def is_admitted(
     key = top_option if top_option == NO_MATCH or top_option.isdigit() else "1"
     runner_up = NO_MATCH if key != NO_MATCH else "runner_up"
     judgment = Judgment(
-        model="", choice=key, jev_request_id=None, latency_ms=0, attempts=0,
+        model="", choice=key, server_request_id=None, latency_ms=0, attempts=0, backend="",
         probabilities={key: top_probability, runner_up: runner_up_probability},
     )
     return decide(judgment, ThresholdRule(threshold=threshold, margin=margin)).resolved_number is not None

@@ -36,9 +36,9 @@ from resolver.domain.judgment import (
     CandidateFacts,
     Question,
     build_question,
-    question_fingerprint,
     with_retrieval,
 )
+from resolver.domain.ports import Judge
 from resolver.evaluation.answers import (
     ANSWERS_FILE,
     AnswerKey,
@@ -47,7 +47,7 @@ from resolver.evaluation.answers import (
     read_answers,
     still_valid,
 )
-from resolver.evaluation.asking import CaseJudge, Unanswered, ask_all
+from resolver.evaluation.asking import Unanswered, ask_all
 from resolver.evaluation.cases import NO_MATCH, CalendarCase, Case, CaseSet, load_case_set
 from resolver.evaluation.errors import (
     EXIT_INCOMPLETE,
@@ -74,7 +74,7 @@ from resolver.evaluation.report import PLOT_FILE, render_summary, write_report
 
 __all__ = [
     "ANSWERS_FILE", "EXIT_INCOMPLETE", "EXIT_INVALID", "EXIT_JUDGE_DISABLED", "EXIT_MIXED_MODELS", "EXIT_OK",
-    "MAX_CONCURRENCY", "AnswerKey", "CaseJudge", "EvaluationError", "EvaluationResult", "InvalidEvaluation",
+    "MAX_CONCURRENCY", "AnswerKey", "EvaluationError", "EvaluationResult", "InvalidEvaluation",
     "JudgeDisabled", "MixedModels", "RunOptions", "Scorer", "StoredAnswer", "Unanswered", "question_for",
     "run_evaluation", "run_scorer_evaluation",
 ]
@@ -168,7 +168,7 @@ def _responding_model(answers: Sequence[StoredAnswer], model_requested: str) -> 
 def run_evaluation(
     *,
     cases_path: Path,
-    judge: CaseJudge,
+    judge: Judge,
     out_dir: Path,
     options: RunOptions,
     progress: TextIO | None = None,
@@ -186,7 +186,7 @@ def run_evaluation(
     cases: list[Case] = list(case_set.cases)  # type: ignore[arg-type]
     # The judge's own fingerprint: a chat model's covers its system prompt,
     # correction and schema, so its answers are kept apart from Jev's.
-    fingerprint = getattr(judge, "fingerprint", None) or question_fingerprint()
+    fingerprint = judge.fingerprint
     out_dir.mkdir(parents=True, exist_ok=True)
     answers_path = out_dir / ANSWERS_FILE
     known = _stored_answers(cases, answers_path, model_requested=judge.model, fingerprint=fingerprint)
@@ -229,7 +229,7 @@ def _checked_case_set(cases_path: Path, options: RunOptions) -> CaseSet:
     return load_case_set(cases_path)
 
 
-def _meta(judge: CaseJudge, in_order: list[StoredAnswer], *, fingerprint: str, case_set: CaseSet,
+def _meta(judge: Judge, in_order: list[StoredAnswer], *, fingerprint: str, case_set: CaseSet,
           unanswered: int, advice: bool, options: RunOptions) -> dict[str, Any]:
     """The report's facts: what was asked of which model, on which cases (raises MixedModels)."""
     return {
@@ -238,7 +238,7 @@ def _meta(judge: CaseJudge, in_order: list[StoredAnswer], *, fingerprint: str, c
         "model": _responding_model(in_order, judge.model) or "none (no case answered)",
         "model_requested": judge.model,
         "fingerprint": fingerprint,
-        "backend": getattr(judge, "backend", "jev"),
+        "backend": judge.backend,
         "probability_source": "none" if advice else (in_order[0].probability_source if in_order else "service"),
         "cases_file": case_set.name,
         "cases_format": case_set.format,

@@ -1,4 +1,4 @@
-"""The judge used when no Jev endpoint is configured: it always abstains."""
+"""The judge used when no judge is configured: it always abstains."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -10,6 +10,9 @@ from resolver.domain.judgment import Judgment, JudgmentUnavailable, Question
 @dataclass(frozen=True)
 class DisabledJudge:
     backend = "off"
+    model = ""
+    # It never answers: no threshold can be approved for it.
+    fingerprint = ""
 
     @classmethod
     def from_settings(cls, settings: Any) -> DisabledJudge:
@@ -17,3 +20,6 @@ class DisabledJudge:
 
     def judge(self, question: Question, *, request_id: str) -> Judgment | JudgmentUnavailable:
         return JudgmentUnavailable(reason="disabled")
+
+    def close(self) -> None:
+        """Nothing to release."""

@@ -1,8 +1,9 @@
-"""What the HTTP judges share: one Session, header hygiene, retry hints, and a bounded retrying POST.
+"""What the HTTP judges share: one Session, header hygiene, retry hints, and the one retrying POST.
 
-A transient failure (408, 429, 5xx, no response, a timeout, a 200 that is not
-JSON) is retried, honouring `retry-after-ms` then `Retry-After`, else backing
-off from INITIAL_BACKOFF_SECONDS, and never past the caller's deadline.
+Every HTTP judge posts through `post_json`, the one retry loop: a transient
+failure (408, 429, 5xx, no response, a timeout, a 200 that is not JSON) is
+retried, honouring `retry-after-ms` then `Retry-After`, else backing off from
+INITIAL_BACKOFF_SECONDS, and never past the caller's deadline.
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ import requests
 
 from resolver.domain import deadline as request_deadline
 from resolver.domain.codes import http_reason
+from resolver.domain.judgment import DefectiveAnswer
 
 logger = logging.getLogger("resolver.judges")
 
@@ -76,8 +78,8 @@ class JudgeConnections:
 
 
 def _attempt(session: requests.Session, url: str, payload: bytes, headers: Mapping[str, str],
-             timeout: tuple[float, float], *, attempts: int,
-             request_id_header: str) -> tuple[Exchange, bool, float | None]:
+             timeout: tuple[float, float], *, attempts: int, request_id_header: str,
+             read: Callable[[Any], Any] | None) -> tuple[Exchange, bool, float | None]:
     """One POST: what it came to, whether another attempt may help, and the server's retry hint."""
     try:
         response = session.post(url, data=payload, headers=dict(headers), timeout=timeout)
@@ -100,6 +102,13 @@ def _attempt(session: requests.Session, url: str, payload: bytes, headers: Mappi
     except ValueError:
         # A 200 that is not JSON is a proxy or gateway page: transient.
         return Exchange(reason="not_json", attempts=attempts, status=status, server_request_id=server_id), True, None
+    if read is not None:
+        try:
+            body = read(body)
+        except DefectiveAnswer as defect:
+            # Not retried: the same question would get the same broken answer.
+            return (Exchange(reason="defective_response", attempts=attempts, status=status, detail=defect.reason,
+                             server_request_id=server_id), False, None)
     return Exchange(reason="ok", attempts=attempts, status=status, body=body, server_request_id=server_id), False, None
 
 
@@ -169,8 +178,14 @@ def post_json(
     sleep: Callable[[float], None],
     request_id_header: str,
     label: str,
+    read: Callable[[Any], Any] | None = None,
 ) -> Exchange:
-    """POST until a JSON 200, a status not worth retrying, or the deadline (a `clock()` value)."""
+    """POST until a JSON 200, a status not worth retrying, or the deadline (a `clock()` value).
+
+    `read`, if given, turns the JSON of a 200 into the exchange's `body`; a
+    DefectiveAnswer it raises ends the exchange (`defective_response`, not
+    retried), logged as such.
+    """
     attempts = 0
     last = Exchange(reason="budget_exhausted", attempts=0, detail="judgment budget exhausted")
     backoff = INITIAL_BACKOFF_SECONDS
@@ -182,7 +197,7 @@ def post_json(
         timeout = (min(connect_timeout, remaining), min(read_timeout, remaining))
         began = clock()
         last, retry, retry_after = _attempt(session, url, payload, headers, timeout, attempts=attempts,
-                                            request_id_header=request_id_header)
+                                            request_id_header=request_id_header, read=read)
         logger.log(
             logging.INFO if last.reason == "ok" else logging.WARNING,
             "%s attempt=%d request_id=%s status=%s outcome=%s latency_ms=%d server_request_id=%s",

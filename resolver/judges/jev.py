@@ -12,21 +12,18 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
-import requests
-
-from resolver.domain.codes import http_reason
 from resolver.domain.judgment import (
-    DefectiveAnswer,
     Judgment,
     JudgmentUnavailable,
     Question,
     question_fingerprint,
     validate_answer,
 )
+from resolver.domain.ports import Fingerprint, Judge
 from resolver.judges import http
-from resolver.judges.base import Judge
 from resolver.judges.disabled import DisabledJudge
 
 logger = logging.getLogger("resolver.judges")
@@ -35,25 +32,6 @@ DEFAULT_BASE_URL = "https://api.typesafe.ai"
 DEFAULT_MODEL = "jev-latest"
 ENDPOINT_PATH = "/v1/systemone"
 JEV_REQUEST_ID_HEADER = "x-typesafe-request-id"
-# Shared with the OpenAI-compatible judge (resolver/judges/http.py); the old
-# private names stay importable here.
-_is_retryable_status = http.is_retryable_status
-_header_safe = http.header_safe
-retry_after_seconds = http.retry_after_seconds
-INITIAL_BACKOFF_SECONDS = http.INITIAL_BACKOFF_SECONDS
-
-
-@dataclass(frozen=True)
-class _Attempt:
-    """What one HTTP attempt came to."""
-
-    reason: str  # "ok" or an unavailability reason
-    retry: bool = False
-    retry_after: float | None = None
-    status: int | None = None
-    detail: str = ""
-    answer: tuple[str, dict[str, float], str] | None = None
-    jev_request_id: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -71,6 +49,8 @@ class JevJudge:
     connections: http.JudgeConnections = field(default_factory=http.JudgeConnections, repr=False, compare=False)
 
     backend = "jev"
+    # Jev is sent the question and nothing else: its fingerprint is the question's.
+    fingerprint = Fingerprint(question_fingerprint)
 
     @classmethod
     def from_settings(cls, settings: Any) -> Judge:
@@ -92,13 +72,8 @@ class JevJudge:
     def url(self) -> str:
         return self.base_url.rstrip("/") + ENDPOINT_PATH
 
-    @property
-    def fingerprint(self) -> str:
-        # Jev is sent the question and nothing else: its fingerprint is the question's.
-        return question_fingerprint()
-
     def _headers(self, request_id: str) -> dict[str, str]:
-        headers = {"Content-Type": "application/json", "X-Request-Id": _header_safe(request_id)}
+        headers = {"Content-Type": "application/json", "X-Request-Id": http.header_safe(request_id)}
         # Local Jev-compatible servers may run without auth: send no empty bearer.
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
@@ -111,7 +86,7 @@ class JevJudge:
         except Exception as exc:  # noqa: BLE001  (the Judge contract: never raise)
             # The type only: a message could quote a URL or a header.
             logger.error("jev judge failed internally request_id=%s error=%s",
-                         _header_safe(request_id), type(exc).__name__)
+                         http.header_safe(request_id), type(exc).__name__)
             return JudgmentUnavailable(
                 reason="internal_error",
                 latency_ms=self._elapsed_ms(start),
@@ -121,114 +96,30 @@ class JevJudge:
     def _elapsed_ms(self, start: float) -> int:
         return max(0, int(round((self.clock() - start) * 1000)))
 
+    def close(self) -> None:
+        self.connections.close()
+
     def _judge(self, question: Question, *, request_id: str, start: float) -> Judgment | JudgmentUnavailable:
-        payload = json.dumps(question.request_payload(self.model), ensure_ascii=False).encode("utf-8")
         headers = self._headers(request_id)
-        attempts = 0
-        last_reason = "budget_exhausted"
-        backoff = INITIAL_BACKOFF_SECONDS
-        budget = http.capped_budget(self.budget_seconds)  # never past the request's deadline
-        while True:
-            remaining = budget - (self.clock() - start)
-            if remaining <= 0:
-                break
-            attempts += 1
-            attempt = self._attempt(payload, headers, question, remaining=remaining,
-                                    request_id=headers["X-Request-Id"], number=attempts)
-            if attempt.answer is not None:
-                choice, probabilities, model = attempt.answer
-                return Judgment(
-                    model=model,
-                    choice=choice,
-                    probabilities=probabilities,
-                    jev_request_id=attempt.jev_request_id,
-                    latency_ms=self._elapsed_ms(start),
-                    attempts=attempts,
-                )
-            last_reason = attempt.reason
-            if not attempt.retry:
-                return JudgmentUnavailable(
-                    reason=attempt.reason,
-                    attempts=attempts,
-                    latency_ms=self._elapsed_ms(start),
-                    detail=attempt.detail,
-                )
-            delay = attempt.retry_after if attempt.retry_after is not None else backoff
-            backoff *= 2
-            # Never sleep past the budget: if the wait would use it up, stop now
-            # rather than wake up with no time left for the call itself.
-            if delay >= budget - (self.clock() - start):
-                break
-            self.sleep(delay)
-        return JudgmentUnavailable(
-            reason=last_reason,
-            attempts=attempts,
+        exchange = http.post_json(
+            session=self.connections.session(), url=self.url,
+            payload=json.dumps(question.request_payload(self.model), ensure_ascii=False).encode("utf-8"),
+            headers=headers, connect_timeout=self.connect_timeout, read_timeout=self.read_timeout,
+            deadline=start + http.capped_budget(self.budget_seconds),  # never past the request's deadline
+            clock=self.clock, sleep=self.sleep, request_id_header=JEV_REQUEST_ID_HEADER, label="jev",
+            # Jev answers the question itself: its answer is checked as it arrives.
+            read=partial(validate_answer, question=question),
+        )
+        if exchange.reason != "ok":
+            return JudgmentUnavailable(reason=exchange.reason, attempts=exchange.attempts,
+                                       latency_ms=self._elapsed_ms(start), detail=exchange.detail)
+        choice, probabilities, model = exchange.body
+        return Judgment(
+            model=model,
+            choice=choice,
+            probabilities=probabilities,
+            server_request_id=exchange.server_request_id,
             latency_ms=self._elapsed_ms(start),
-            detail="judgment budget exhausted",
+            attempts=exchange.attempts,
+            backend=self.backend,
         )
-
-    def _attempt(
-        self,
-        payload: bytes,
-        headers: dict[str, str],
-        question: Question,
-        *,
-        remaining: float,
-        request_id: str,
-        number: int,
-    ) -> _Attempt:
-        timeout = (min(self.connect_timeout, remaining), min(self.read_timeout, remaining))
-        began = self.clock()
-        try:
-            response = self.connections.session().post(self.url, data=payload, headers=headers, timeout=timeout)
-        except requests.Timeout:
-            attempt = _Attempt(reason="timeout", retry=True)
-        except requests.ConnectionError:
-            attempt = _Attempt(reason="connection_error", retry=True)
-        except requests.RequestException as exc:
-            attempt = _Attempt(reason="request_error", detail=type(exc).__name__)
-        else:
-            attempt = self._read(response, question)
-        logger.log(
-            logging.INFO if attempt.reason == "ok" else logging.WARNING,
-            "jev attempt=%d request_id=%s status=%s outcome=%s latency_ms=%d jev_request_id=%s",
-            number,
-            request_id,
-            attempt.status if attempt.status is not None else "-",
-            attempt.reason,
-            max(0, int(round((self.clock() - began) * 1000))),
-            attempt.jev_request_id or "-",
-        )
-        return attempt
-
-    def _read(self, response: requests.Response, question: Question) -> _Attempt:
-        status = response.status_code
-        jev_request_id = response.headers.get(JEV_REQUEST_ID_HEADER)
-        if jev_request_id is not None:
-            jev_request_id = _header_safe(jev_request_id) or None
-        if status != 200:
-            retry = _is_retryable_status(status)
-            return _Attempt(
-                reason=http_reason(status),
-                retry=retry,
-                retry_after=retry_after_seconds(response.headers) if retry else None,
-                status=status,
-                jev_request_id=jev_request_id,
-            )
-        try:
-            body = json.loads(response.content)
-        except ValueError:
-            # A 200 that is not JSON is a proxy or gateway page: transient.
-            return _Attempt(reason="not_json", retry=True, status=status, jev_request_id=jev_request_id)
-        try:
-            answer = validate_answer(body, question)
-        except DefectiveAnswer as defect:
-            # Not retried: the same question would get the same broken answer.
-            return _Attempt(
-                reason="defective_response",
-                status=status,
-                detail=defect.reason,
-                jev_request_id=jev_request_id,
-            )
-        return _Attempt(reason="ok", status=status, answer=answer, jev_request_id=jev_request_id)
-

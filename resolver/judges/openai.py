@@ -2,7 +2,7 @@
 
 `POST {base}/chat/completions` with `requests` (OpenAI, Ollama, llama.cpp's
 server, vLLM, LM Studio all speak it). Transport, timeouts, retries and the
-total budget are the Jev adapter's (resolver/judges/http.py). What differs is
+total budget are every HTTP judge's (resolver/judges/http.py). What differs is
 the answer: a chat model writes text, so every answer is checked
 (resolver/domain/chat.py); a defective one gets up to `corrections` corrective
 turns inside the same budget, then the judgment is unavailable
@@ -33,8 +33,8 @@ from resolver.domain.judgment import (
     Question,
     advice_probabilities,
 )
+from resolver.domain.ports import Fingerprint, Judge
 from resolver.judges import http
-from resolver.judges.base import Judge
 from resolver.judges.disabled import DisabledJudge
 
 logger = logging.getLogger("resolver.judges")
@@ -67,6 +67,8 @@ class OpenAIJudge:
     connections: http.JudgeConnections = field(default_factory=http.JudgeConnections, repr=False, compare=False)
 
     backend = chat.BACKEND
+    # Everything trusted a chat model is told besides the question (resolver.domain.chat).
+    fingerprint = Fingerprint(chat.chat_fingerprint)
 
     @classmethod
     def from_settings(cls, settings: Any) -> Judge:
@@ -91,10 +93,6 @@ class OpenAIJudge:
 
     def response_mode(self) -> str:
         return self.connections.learnt("response_mode", "json_schema")
-
-    @property
-    def fingerprint(self) -> str:
-        return chat.chat_fingerprint()
 
     def _headers(self, request_id: str) -> dict[str, str]:
         headers = {"Content-Type": "application/json", "X-Request-Id": http.header_safe(request_id)}
@@ -128,6 +126,9 @@ class OpenAIJudge:
 
     def _elapsed_ms(self, start: float) -> int:
         return max(0, int(round((self.clock() - start) * 1000)))
+
+    def close(self) -> None:
+        self.connections.close()
 
     def _judge(self, question: Question, *, request_id: str, start: float) -> Judgment | JudgmentUnavailable:
         deadline = start + http.capped_budget(self.budget_seconds)  # never past the request's deadline
@@ -195,7 +196,7 @@ class OpenAIJudge:
             model=model,
             choice=choice,
             probabilities=distribution,
-            jev_request_id=server_request_id,
+            server_request_id=server_request_id,
             latency_ms=self._elapsed_ms(start),
             attempts=attempts,
             backend=self.backend,

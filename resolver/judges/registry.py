@@ -7,13 +7,20 @@ setting takes effect at once), but what it keeps between requests (its HTTP
 Session, what it learnt of its server) belongs to the first judge built with
 that configuration: `shared` returns that one. Judges compare by their
 configuration (dataclass equality; sessions, clocks and sleeps are not part of
-it). The least recently used judge beyond `max_judges` is dropped and its
-connections closed. The process's registry is created with the app
+it). The least recently used judge beyond `max_judges` is dropped and closed
+(`Judge.close`). The process's registry is created with the app
 (resolver.apps.ResolverConfig.ready), like every registry (resolver/registry.py).
+
+A judge that cannot be shared (unhashable, or equal only to itself) is refused
+with ImproperlyConfigured rather than used unshared: a new judge per request
+would open new connections on every request. The system check resolver.E011
+says so at start-up for the class RESOLVER["JUDGE_BACKEND"] names.
 """
 from __future__ import annotations
 
 from typing import Any, TypeVar
+
+from django.core.exceptions import ImproperlyConfigured
 
 from resolver.registry import Registry
 
@@ -21,6 +28,15 @@ J = TypeVar("J")
 
 # Configurations kept at once: a site has one judge; tests and evaluations a few.
 MAX_JUDGES = 8
+
+
+def sharing_problem(cls: type) -> str | None:
+    """Why judges of `cls` cannot be kept one per configuration, or None when they can."""
+    if getattr(cls, "__hash__", None) is None:
+        return "its judges are not hashable"
+    if getattr(cls, "__eq__", None) is object.__eq__:
+        return "its judges are equal only to themselves, not to a judge of the same configuration"
+    return None
 
 
 class JudgeRegistry(Registry[tuple[type, Any], Any]):
@@ -32,15 +48,18 @@ class JudgeRegistry(Registry[tuple[type, Any], Any]):
         return key[1]
 
     def close(self, judge: Any) -> None:
-        connections = getattr(judge, "connections", None)
-        if connections is not None:
-            connections.close()
+        judge.close()
 
     def shared(self, judge: J) -> J:
         """The judge already kept for this configuration, or `judge`, now kept."""
-        key = (type(judge), judge)
-        try:
-            hash(key)
-        except TypeError:  # a judge that is not a frozen dataclass: nothing to share
-            return judge
-        return self.get(key)  # type: ignore[no-any-return]
+        problem = sharing_problem(type(judge))
+        if problem is None:
+            try:
+                hash(judge)
+            except TypeError:  # a field that does not hash (a list, a dict)
+                problem = "one of its fields is not hashable"
+        if problem is not None:
+            raise ImproperlyConfigured(
+                f"{type(judge).__module__}.{type(judge).__qualname__} cannot be kept one per configuration: "
+                f"{problem}. Make it a frozen dataclass (docs/judge.md, \"Adding a judge\").")
+        return self.get((type(judge), judge))  # type: ignore[no-any-return]

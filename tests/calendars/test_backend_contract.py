@@ -1,6 +1,6 @@
 """A calendar backend written from docs/calendars.md, "Adding a calendar backend", and nothing else.
 
-It is checked at start-up (resolver.E011 names what a class lacks) and read
+It is checked at start-up (resolver.E012 names what a class lacks) and read
 by a door like the CalDAV backend.
 """
 from __future__ import annotations
@@ -64,7 +64,7 @@ def test_backend_contract__a_backend_from_the_docs_passes_the_check_and_is_read(
 def test_backend_contract__the_check_names_what_a_class_lacks(settings: Any) -> None:
     settings.RESOLVER = {"CALENDAR_BACKEND": f"{__name__}.WithoutFetch"}
     (error,) = check_calendar_backend()
-    assert error.id == "resolver.E011" and "WithoutFetch" in error.msg and "fetch()" in error.msg
+    assert error.id == "resolver.E012" and "WithoutFetch" in error.msg and "fetch()" in error.msg
 
 
 def test_backend_contract__the_default_and_a_factory_with_its_return_annotation_pass(settings: Any) -> None:

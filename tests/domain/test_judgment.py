@@ -282,7 +282,7 @@ def test_validate_answer__detail_never_quotes_response_values(question: jm.Quest
 def judgment(probabilities: dict[str, float], choice: str | None = None) -> Judgment:
     top = choice or max(probabilities, key=lambda k: probabilities[k])
     return Judgment(model="jev-1.13.0", choice=top, probabilities=probabilities,
-                    jev_request_id="req_1", latency_ms=12, attempts=1)
+                    server_request_id="req_1", latency_ms=12, attempts=1, backend="jev")
 
 
 RULE = ThresholdRule(threshold=0.8, margin=0.1)

@@ -156,7 +156,7 @@ class _Certain:
 
     def judge(self, question: jdg.Question, *, request_id: str) -> jdg.Judgment:
         return jdg.Judgment(model="jev-test", choice="1", probabilities={"1": 0.97, jdg.NO_MATCH: 0.03},
-                            jev_request_id="j1", latency_ms=1, attempts=1)
+                            server_request_id="j1", latency_ms=1, attempts=1, backend="jev")
 
 
 def test_semantic__a_pool_the_signal_left_unchanged_keeps_the_plain_fingerprint(encoder):

@@ -170,7 +170,7 @@ def test_is_admitted__agrees_with_the_pipeline_decision() -> None:
         choice = max(probabilities, key=lambda key: probabilities[key])
         rule = ThresholdRule(threshold=rng.choice(threshold_grid()), margin=rng.choice((0.0, 0.05, 0.1, 0.15)))
         judgment = Judgment(
-            model="m", choice=choice, probabilities=probabilities, jev_request_id=None, latency_ms=0, attempts=1
+            model="m", choice=choice, probabilities=probabilities, server_request_id=None, latency_ms=0, attempts=1, backend="jev"
         )
         outcome = outcome_from_probabilities(case_id="x", expected=1, choice=choice, probabilities=probabilities)
         admitted = is_admitted(

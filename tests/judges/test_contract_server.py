@@ -64,7 +64,7 @@ def test_decisive__resolves_with_the_reported_model(jev: JevContractServer, ques
     assert (result.model, result.choice, result.attempts) == (DEFAULT_MODEL, "2", 1)
     assert result.probabilities["2"] == pytest.approx(0.94)
     assert sum(result.probabilities.values()) == pytest.approx(1.0)
-    assert result.jev_request_id is not None and result.jev_request_id.startswith("req_contract_")
+    assert result.server_request_id is not None and result.server_request_id.startswith("req_contract_")
     decision = decide(result, RULE)
     assert (decision.resolved_number, decision.reason) == (2, "approved_threshold_met")
 

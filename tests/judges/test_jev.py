@@ -23,7 +23,7 @@ from resolver import services
 from resolver.conf import resolver_settings
 from resolver.judges import DisabledJudge, JevJudge, Judge
 from resolver.judges.http import JudgeConnections
-from resolver.judges.jev import retry_after_seconds
+from resolver.judges.http import retry_after_seconds
 
 BASE = "https://jev.test"
 URL = f"{BASE}/v1/systemone"
@@ -148,7 +148,8 @@ def test_judge__returns_the_judgment_as_the_response_reports_it(fake_time: FakeT
         model="jev-1.13.0",
         choice="1",
         probabilities={"1": 0.94, "2": 0.03, NO_MATCH: 0.03},
-        jev_request_id="req_jev_42",
+        server_request_id="req_jev_42",
+        backend="jev",
         latency_ms=321,
         attempts=1,
     )

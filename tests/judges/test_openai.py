@@ -77,7 +77,7 @@ def test_valid_answer__judgment_with_logprob_probabilities(server: OpenAIContrac
     assert result.probabilities == pytest.approx({"1": 0.06, "2": 0.9, "3": 0.0, NO_MATCH: 0.04})
     assert result.attempts == 1 and result.attempt_validity == ("valid",)
     assert result.fingerprint == chat.chat_fingerprint() != question_fingerprint()
-    assert result.jev_request_id == "chatreq_000001"
+    assert result.server_request_id == "chatreq_000001"
     # Probabilities from log-probabilities are eligible for an approved threshold.
     assert decide(result, RULE).resolved_number == 2
 

@@ -72,7 +72,7 @@ def test_request__bearer_request_id_and_bounded_timeout(fake_time: FakeTime, que
     responses.add(responses.POST, URL, json=completion(), headers={"x-request-id": "srv-1"})
     result = make_judge(fake_time, budget_seconds=2.0).judge(question, request_id="req\r\nX-Evil: 1")
     assert isinstance(result, Judgment) and result.model == "gpt-test-0613"
-    assert result.jev_request_id == "srv-1"
+    assert result.server_request_id == "srv-1"
     call = responses.calls[0].request
     assert call.headers["Authorization"] == f"Bearer {KEY}"
     assert call.headers["X-Request-Id"] == "reqX-Evil:1"

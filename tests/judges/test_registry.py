@@ -70,3 +70,36 @@ def test_connections__learnt_mode_belongs_to_one_judge():
 
 def test_judges__equal_judges_compare_by_configuration_only():
     assert jev() == jev(connections=JudgeConnections()) and "connections" not in repr(jev())
+
+
+def test_registry__refuses_a_judge_it_cannot_share():
+    """Never silently unshared: a judge equal only to itself, or unhashable, is a configuration error."""
+    import dataclasses
+
+    import pytest
+    from django.core.exceptions import ImproperlyConfigured
+
+    class Plain:
+        def close(self) -> None:
+            pass
+
+    @dataclasses.dataclass(frozen=True)
+    class WithAList:
+        urls: list
+
+        def close(self) -> None:
+            pass
+
+    registry = JudgeRegistry()
+    with pytest.raises(ImproperlyConfigured, match="equal only to themselves"):
+        registry.shared(Plain())
+    with pytest.raises(ImproperlyConfigured, match="not hashable"):
+        registry.shared(WithAList(urls=[]))
+    assert len(registry) == 0
+
+
+def test_judges__close_releases_the_connections():
+    judge = jev()
+    session = judge.connections.session()
+    judge.close()
+    assert judge.connections.session() is not session
