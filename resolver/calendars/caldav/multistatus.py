@@ -290,11 +290,12 @@ def answered(answer: Answer, *, required: bool = True) -> Multistatus | None:
     another way.
     """
     if answer.status == 401:
-        raise CalendarUnavailable("The calendar server refused our credentials.", details={"reason": "unauthorized"})
+        raise CalendarUnavailable(message="The calendar server refused our credentials.",
+                                  details={"reason": "unauthorized"})
     if not required:
         return answer.multistatus if answer.status == 207 else None
     if answer.status == 403:
-        raise CalendarUnavailable("The calendar server refused access to this address.",
+        raise CalendarUnavailable(message="The calendar server refused access to this address.",
                                   details={"reason": "forbidden"})
     if answer.multistatus is None:
         raise CalendarUnavailable(details={"reason": http_reason(answer.status)})
