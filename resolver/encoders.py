@@ -37,3 +37,19 @@ class EncoderRegistry(Registry[str, Any]):
     def create(self, key: str) -> Any:
         # The key is RESOLVER["SEMANTIC_ENCODER"] as it is now: the setting builds it.
         return build_backend("SEMANTIC_ENCODER")
+
+
+def semantic_encoder() -> Any:
+    """The semantic signal's encoder (shared by the process), or None when RESOLVER["SEMANTIC"] is off.
+
+    Nothing is imported here: the model loads on its first encode, which an
+    exact reference never reaches.
+    """
+    from django.apps import apps
+
+    from resolver.conf import resolver_settings
+
+    if not resolver_settings.SEMANTIC:
+        return None
+    # One encoder per dotted path for the process (its weights load once), owned by the app.
+    return apps.get_app_config("resolver").encoders.get(str(resolver_settings.SEMANTIC_ENCODER))

@@ -50,7 +50,11 @@ from resolver.domain.items import Collection
 from resolver.domain.pipeline import Outcome, Status, resolve
 from resolver.domain.ports import CalendarSource, Judge, ThresholdPolicy
 from resolver.domain.requests import RequestLimits, ResolveRequest, parse_document, parse_request, parse_time_zone
-from resolver.judges.registry import JudgeRegistry
+# The process's backends, each built once and kept by the app's registries: the application
+# layer's to hand to the pipeline (and the doors' and tests' way to reach them).
+from resolver.encoders import semantic_encoder  # noqa: F401 - part of this layer's interface
+from resolver.judges.registry import judge_from_settings, judges  # noqa: F401 - part of this layer's interface
+from resolver.rankers import relevance_model  # noqa: F401 - part of this layer's interface
 
 logger = logging.getLogger("resolver.requests")
 error_logger = logging.getLogger("resolver.errors")
@@ -66,21 +70,6 @@ def new_request_id() -> str:
 def calendar_from_settings() -> CalendarSource:
     """The calendar backend `RESOLVER["CALENDAR_BACKEND"]` names, configured from the settings."""
     return build_backend("CALENDAR_BACKEND")
-
-
-def judge_from_settings() -> Judge:
-    """The backend RESOLVER['JUDGE_BACKEND'] names (a dotted path), built from its settings.
-
-    The process's judge for that configuration: its connections outlive the request.
-    """
-    return judges().shared(build_backend("JUDGE_BACKEND"))
-
-
-def judges() -> JudgeRegistry:
-    """The process's judges (created with the app: resolver.apps.ResolverConfig.ready)."""
-    from django.apps import apps
-
-    return apps.get_app_config("resolver").judges
 
 
 def policy_from_settings() -> ThresholdPolicy:
@@ -167,28 +156,6 @@ def _resolved(request: ResolveRequest, *, request_id: str | None, calendar: Cale
         semantic=semantic_encoder(),
         ranker=relevance_model(),
     )
-
-
-def relevance_model() -> Any:
-    """The relevance model (shared by the process, read once), or None when RESOLVER["RELEVANCE_MODEL"] is None."""
-    configured = resolver_settings.RELEVANCE_MODEL
-    if configured is None:
-        return None
-    from resolver.domain.relevance import DEFAULT_MODEL
-
-    return apps.get_app_config("resolver").relevance_models.get(str(configured or DEFAULT_MODEL))
-
-
-def semantic_encoder() -> Any:
-    """The semantic signal's encoder (shared by the process), or None when RESOLVER["SEMANTIC"] is off.
-
-    Nothing is imported here: the model loads on its first encode, which an
-    exact reference never reaches.
-    """
-    if not resolver_settings.SEMANTIC:
-        return None
-    # One encoder per dotted path for the process (its weights load once), owned by the app.
-    return apps.get_app_config("resolver").encoders.get(str(resolver_settings.SEMANTIC_ENCODER))
 
 
 def provenance_of(outcome: Outcome) -> dict[str, Any] | None:

@@ -18,7 +18,9 @@ from django.utils import timezone as django_timezone
 from resolver.conf import resolver_settings
 from resolver.domain.judgment import QUESTION_ID, ThresholdRule, with_retrieval
 from resolver.domain.judgment import RANKER_BACKEND as JUDGE_RANKER_BACKEND
+from resolver import rankers
 from resolver.judges import BUILT_IN
+from resolver.judges.registry import judge_from_settings
 from resolver.models import ApprovedThreshold
 
 logger = logging.getLogger("resolver.thresholds")
@@ -33,15 +35,13 @@ def current_fingerprint(backend: str) -> str | None:
     """The fingerprint a row of this backend must carry to be approved now; None: nothing is approvable.
 
     A judge's is asked of the judge (judge_fingerprint); the built-in ranker's
-    comes from resolver.evaluation.ranking.current_fingerprint().
+    comes from the deployed ranker (resolver.rankers.current_fingerprint).
     """
-    from resolver.evaluation import ranking
-
     if backend == RANKER_BACKEND:
-        return ranking.current_fingerprint()
+        return rankers.current_fingerprint()
     prompt = judge_fingerprint(backend)
     # A judge is evaluated on the candidates the deployed ranker chooses (RunOptions.retrieval).
-    return None if prompt is None else with_retrieval(prompt, ranking.deployed_retrieval())
+    return None if prompt is None else with_retrieval(prompt, rankers.deployed_retrieval())
 
 
 def judge_fingerprint(backend: str) -> str | None:
@@ -52,10 +52,8 @@ def judge_fingerprint(backend: str) -> str | None:
     OpenAI-compatible judge stay checkable whichever is configured. A judge
     that never answers (fingerprint "") has none.
     """
-    from resolver import services
-
     try:
-        configured: list[object] = [services.judge_from_settings()]
+        configured: list[object] = [judge_from_settings()]
     except (ImportError, ImproperlyConfigured):  # named by the system checks (resolver.E003, E011)
         configured = []
     for judge in (*configured, *BUILT_IN):
@@ -68,10 +66,7 @@ def judge_fingerprint(backend: str) -> str | None:
 
 def current_question(backend: str) -> str:
     """The question ID a row of this backend must be evaluated for."""
-    if backend == RANKER_BACKEND:
-        from resolver.evaluation import ranking
-
-        return ranking.QUESTION
+    # The ranker's thresholds are certified for the same question a judge is asked (evaluation/ranking.py).
     return QUESTION_ID
 
 

@@ -16,7 +16,7 @@ class RunOptions:
     delta: float = DEFAULT_DELTA  # the chance the certificate is wrong
     concurrency: int = 4
     # What chooses the candidates the judge is shown in production (the relevance model's name and
-    # fingerprint, resolver.evaluation.ranking.deployed_retrieval); joined into the stored fingerprint.
+    # fingerprint, resolver.rankers.deployed_retrieval); joined into the stored fingerprint.
     retrieval: str | None = None
 
     def problems(self) -> list[str]:

@@ -119,36 +119,14 @@ class _OwnRule:
 
 def build_scorer() -> RankerScorer:
     """The deployed ranker (RESOLVER RELEVANCE_MODEL, SEMANTIC, LANGUAGE, THRESHOLD_MARGIN) as a scorer."""
-    from resolver import services
     from resolver.conf import resolver_settings
+    from resolver.rankers import relevance_model, semantic_encoder
 
-    model = services.relevance_model()
+    model = relevance_model()
     if model is None:
         raise InvalidEvaluation("the built-in ranker is off (RESOLVER['RELEVANCE_MODEL'] is None)")
-    return RankerScorer(model=model, encoder=services.semantic_encoder(),
+    return RankerScorer(model=model, encoder=semantic_encoder(),
                         margin=float(resolver_settings.THRESHOLD_MARGIN), language=str(resolver_settings.LANGUAGE))
-
-
-def deployed_retrieval() -> str | None:
-    """What chooses the candidates a judge is shown now (None: the fusion rule, the ranker off)."""
-    from resolver import services
-
-    model = services.relevance_model()
-    if model is None:
-        return None
-    encoder = services.semantic_encoder()
-    return model.retrieval(encoder.name if encoder is not None else None)
-
-
-def current_fingerprint() -> str | None:
-    """The deployed ranker's fingerprint (the model file and the encoder it reads); None when it is off."""
-    from resolver import services
-
-    model = services.relevance_model()
-    if model is None:
-        return None
-    encoder = services.semantic_encoder()
-    return model.fingerprint(encoder.name if encoder is not None else None)
 
 
 # -- calendars ---------------------------------------------------------------------------------------------

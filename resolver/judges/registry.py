@@ -63,3 +63,20 @@ class JudgeRegistry(Registry[tuple[type, Any], Any]):
                 f"{type(judge).__module__}.{type(judge).__qualname__} cannot be kept one per configuration: "
                 f"{problem}. Make it a frozen dataclass (docs/judge.md, \"Adding a judge\").")
         return self.get((type(judge), judge))  # type: ignore[no-any-return]
+
+
+def judges() -> JudgeRegistry:
+    """The process's judges (created with the app: resolver.apps.ResolverConfig.ready)."""
+    from django.apps import apps
+
+    return apps.get_app_config("resolver").judges  # type: ignore[attr-defined, no-any-return]
+
+
+def judge_from_settings() -> Any:
+    """The backend RESOLVER['JUDGE_BACKEND'] names (a dotted path), built from its settings.
+
+    The process's judge for that configuration: its connections outlive the request.
+    """
+    from resolver.conf import build_backend
+
+    return judges().shared(build_backend("JUDGE_BACKEND"))

@@ -11,9 +11,8 @@ from django.contrib.auth.models import Permission, User
 from django.core.management import call_command
 from django.utils import timezone as django_timezone
 
-from resolver import thresholds
+from resolver import rankers, thresholds
 from resolver.domain.judgment import QUESTION_ID, question_fingerprint
-from resolver.evaluation import ranking
 from resolver.models import ApprovedThreshold
 from resolver.thresholds import current_fingerprint
 
@@ -125,13 +124,13 @@ def test_approve__a_ranker_row_once_the_ranker_names_its_fingerprint(monkeypatch
     approver()
     row = make_threshold(backend="ranker", fingerprint=RANKER_FINGERPRINT, probability_source="scorer",
                          model="ranker-1")
-    monkeypatch.setattr(ranking, "current_fingerprint", lambda: RANKER_FINGERPRINT)
+    monkeypatch.setattr(rankers, "current_fingerprint", lambda: RANKER_FINGERPRINT)
     code, _, stderr = run("approve", str(row.pk), "--by", "reviewer")
     assert code == 0, stderr
     row.refresh_from_db()
     assert row.active
     # Once the deployed ranker changes, the row reads as stale.
-    monkeypatch.setattr(ranking, "current_fingerprint", lambda: "f" * 64)
+    monkeypatch.setattr(rankers, "current_fingerprint", lambda: "f" * 64)
     assert "(stale)" in run("list")[1]
 
 

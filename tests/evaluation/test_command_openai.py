@@ -18,7 +18,7 @@ from resolver.domain import chat
 from resolver.domain.judgment import NO_MATCH
 from resolver.models import ApprovedThreshold
 from resolver.domain.judgment import with_retrieval
-from resolver.evaluation.ranking import deployed_retrieval
+from resolver.rankers import deployed_retrieval
 from tests.evaluation.scripted import (
     ALPHA,
     ANSWERS,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from resolver import services
+from resolver import rankers, services
 from resolver.domain.judgment import NO_MATCH
 from resolver.evaluation import ranking
 from resolver.evaluation.cases import load_calendar_set, parse_case
@@ -50,7 +50,7 @@ def settings_margin() -> float:
 def test_scorer__names_the_deployed_model_and_its_fingerprint(scorer):
     model = services.relevance_model()
     assert (scorer.model, scorer.fingerprint) == (model.scorer_name(None), model.fingerprint(None))
-    assert ranking.current_fingerprint() == scorer.fingerprint
+    assert rankers.current_fingerprint() == scorer.fingerprint
     assert scorer.backend == "ranker" and scorer.margin == pytest.approx(settings_margin())
 
 

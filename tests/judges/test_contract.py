@@ -8,7 +8,7 @@ from resolver import services, thresholds
 from resolver.domain import chat
 from resolver.domain.judgment import question_fingerprint, with_retrieval
 from resolver.domain.ports import Judge
-from resolver.evaluation.ranking import deployed_retrieval
+from resolver.rankers import deployed_retrieval
 from resolver.judges import BUILT_IN, DisabledJudge, JevJudge, OpenAIJudge
 
 OPTIONS = dict(base_url="http://127.0.0.1:9/v1", api_key="", model="m", connect_timeout=1.0, read_timeout=1.0,

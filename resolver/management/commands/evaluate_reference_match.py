@@ -22,6 +22,7 @@ from resolver.conf import resolver_settings
 from resolver.domain.errors import ResolverError
 # Case IDs, reasons and model names come from a file and a judge's server: escaped (resolver/domain/escaping.py).
 from resolver.domain.escaping import for_terminal as safe
+from resolver import rankers
 from resolver.evaluation import ranking, runner
 from resolver.evaluation.cases import DEFAULT_CASES_PATH, RANKER_CASES_PATH
 from resolver.evaluation.metrics import DEFAULT_ALPHA, DEFAULT_DELTA
@@ -83,7 +84,7 @@ class Command(BaseCommand):
             delta=options["delta"],
             margin=in_force if margin is None else margin,
             concurrency=options["concurrency"],
-            retrieval=ranking.deployed_retrieval(),
+            retrieval=rankers.deployed_retrieval(),
         )
         try:
             if options["propose"]:
