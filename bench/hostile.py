@@ -123,7 +123,8 @@ def _resolve_and_print(texts: list[str], label: str) -> None:
     from resolver.calendars.memory import MemoryCalendar
     from resolver.domain import deadline, semantic
     from resolver.domain.items import Kind
-    from resolver.domain.pipeline import NoThresholds, resolve
+    from resolver.domain.pipeline import resolve
+    from resolver.domain.ports import NoThresholds
     from resolver.domain.relevance import DEFAULT_MODEL, RelevanceModel
     from resolver.domain.requests import parse_request
     from resolver.judges.disabled import DisabledJudge

@@ -214,7 +214,9 @@ def run_project(refs: list[dict[str, Any]], calendar: Any, meta: Any,
     """`calendar` and `meta`: one of each, or one per calendar name (each reference runs against its own).
     `ranker`: the relevance model; `policy`: the thresholds (none approved by default)."""
     from resolver.domain.items import Kind
-    from resolver.domain.pipeline import NoThresholds, ResolveRequest, Status, resolve
+    from resolver.domain.pipeline import Status, resolve
+    from resolver.domain.ports import NoThresholds
+    from resolver.domain.requests import ResolveRequest
     from resolver.judges.disabled import DisabledJudge
 
     judge, policy = DisabledJudge(), policy or NoThresholds()

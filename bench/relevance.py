@@ -131,7 +131,9 @@ def collect(refs: list[dict[str, Any]], cals: dict[str, tuple[Any, Any]], encode
             centroid: Any = None) -> list[Example]:
     """The examples the model would see, through the real pipeline."""
     from resolver.domain.items import Kind
-    from resolver.domain.pipeline import NoThresholds, ResolveRequest, resolve
+    from resolver.domain.pipeline import resolve
+    from resolver.domain.ports import NoThresholds
+    from resolver.domain.requests import ResolveRequest
     from resolver.domain.relevance import FEATURES, feature_matrix
     from resolver.judges.disabled import DisabledJudge
 

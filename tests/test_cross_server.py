@@ -24,7 +24,8 @@ from resolver import services
 from resolver.calendars.caldav import CalDAVCalendar
 from resolver.domain.errors import ResolverError
 from resolver.domain.items import Item, Kind
-from resolver.domain.pipeline import NoThresholds, Outcome
+from resolver.domain.pipeline import Outcome
+from resolver.domain.ports import NoThresholds
 from resolver.judges.disabled import DisabledJudge
 from tests.conftest import RunningRadicale
 from tests.support.xandikos import RunningXandikos, start_xandikos

@@ -12,7 +12,8 @@ from resolver.calendars.memory import MemoryCalendar
 from resolver.domain import judgment as jdg
 from resolver.domain.errors import InvalidRequest
 from resolver.domain.items import Item, Kind, Method, make_item
-from resolver.domain.pipeline import NoThresholds, Outcome, Status, resolve
+from resolver.domain.pipeline import Outcome, Status, resolve
+from resolver.domain.ports import NoThresholds
 from resolver.domain.ports import CalendarSource, Judge
 from resolver.domain.requests import RequestLimits, parse_document, parse_request
 from resolver.judges.disabled import DisabledJudge

@@ -10,7 +10,8 @@ from resolver.calendars.memory import MemoryCalendar
 from resolver.domain import judgment as jdg
 from resolver.domain.codes import Reason
 from resolver.domain.items import Item, Kind, Method, make_item
-from resolver.domain.pipeline import NoThresholds, Status, resolve
+from resolver.domain.pipeline import Status, resolve
+from resolver.domain.ports import NoThresholds
 from resolver.domain.relevance import RelevanceModel
 from resolver.domain.requests import parse_request
 from resolver.judges.disabled import DisabledJudge

@@ -40,9 +40,8 @@ from rapidfuzz import fuzz, process
 
 from resolver.domain.errors import check_deadline
 from resolver.domain.items import STOPWORDS, Item, match_key, normalise, tokens_of, umlaut_variant
-# The time helpers live in resolver/domain/times.py; importable from here too.
 from resolver.domain.title_vectors import MAX_TITLE_VECTORS, TitleVectors
-from resolver.domain.times import TimeRange, _soonest, _soonest_in, in_range, occurrence_for, occurrences_in  # noqa: F401
+from resolver.domain.times import TimeRange, _soonest, _soonest_in, in_range
 from resolver.domain.wordforms import DEFAULT_LANGUAGE, WordForms, word_forms
 
 if TYPE_CHECKING:
@@ -66,7 +65,7 @@ else:
     np = _Numpy()
 
 __all__ = ["STOPWORDS", "MatchingMemo", "Pool", "ScoredCandidate", "build_pool", "exact_matches", "score_candidates",
-           "significant_words", "title_naming_words", "occurrence_for", "occurrences_in", "items_in_range", "in_range"]
+           "significant_words", "title_naming_words", "items_in_range"]
 
 # Match qualities: how much of a reference word's weight a title word earns.
 EXACT, STEM, COMPOUND, INITIALISM, PREFIX = 1.0, 0.9, 0.9, 0.85, 0.7

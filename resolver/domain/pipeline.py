@@ -22,11 +22,11 @@ from resolver.domain.codes import JUDGE_OFF_MESSAGE, JudgmentFailure, Reason, Wa
 from resolver.domain.items import Item, Kind, Method, Occurrence, normalise
 from resolver.domain.matching import Pool, build_pool, exact_matches
 from resolver.domain.times import TimeRange, in_range, occurrence_for, occurrences_in
-# The request and the ports live in their own modules; importable from here too.
-from resolver.domain.ports import CalendarSource, FetchResult, Judge, NoThresholds, ThresholdPolicy  # noqa: F401
-from resolver.domain.requests import ResolveRequest, parse_request  # noqa: F401
+from resolver.domain.ports import CalendarSource, FetchResult, Judge, ThresholdPolicy
+from resolver.domain.requests import ResolveRequest
 from resolver.domain import relevance
-from resolver.domain.semantic import Encoder, widen
+from resolver.domain.semantic import widen
+from resolver.domain.title_vectors import Encoder
 from resolver.domain.timeexpr import find_time_expression
 from resolver.domain.emptyrange import nothing_found
 from resolver.domain.wordforms import DEFAULT_LANGUAGE

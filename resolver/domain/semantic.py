@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 from resolver.domain import deadline
 from resolver.domain.matching import Pool, ScoredCandidate, title_index
 # The title vectors live in a leaf module that matching's memo owns; importable from here too.
-from resolver.domain.title_vectors import MAX_TITLE_VECTORS, Encoder, TitleVectors  # noqa: F401
+from resolver.domain.title_vectors import Encoder
 
 if TYPE_CHECKING:
     import numpy as np

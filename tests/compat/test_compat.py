@@ -17,7 +17,7 @@ import pytest
 
 from resolver.calendars.caldav import CalDAVCalendar, ReaderRegistry
 from resolver.domain.errors import ResolverError
-from resolver.domain.pipeline import NoThresholds
+from resolver.domain.ports import NoThresholds
 from resolver.judges.disabled import DisabledJudge
 from tests.compat import seed
 from tests.compat.peers import Peer

@@ -35,7 +35,8 @@ from resolver.domain.ports import FetchResult
 from resolver.calendars.caldav import CalDAVCalendar
 from resolver.domain.errors import ResolverError
 from resolver.domain.items import Item, Kind, cut_title, normalise
-from resolver.domain.pipeline import NoThresholds, Outcome, Status
+from resolver.domain.pipeline import Outcome, Status
+from resolver.domain.ports import NoThresholds
 from resolver.judges.disabled import DisabledJudge
 from tests.corpus.expect import Expected, expected_items, partial_reference, well_formed
 from tests.corpus.loader import LoadedCorpus, LoadedFile, corpus_root, load

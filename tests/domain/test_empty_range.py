@@ -9,7 +9,8 @@ import pytest
 from resolver.calendars.memory import MemoryCalendar
 from resolver.domain.emptyrange import NO_TITLE, nothing_found, wider_range
 from resolver.domain.items import Kind, make_item
-from resolver.domain.pipeline import NoThresholds, resolve
+from resolver.domain.pipeline import resolve
+from resolver.domain.ports import NoThresholds
 from resolver.domain.requests import parse_request
 from resolver.domain.times import TimeRange
 from resolver.judges.disabled import DisabledJudge

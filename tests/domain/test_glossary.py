@@ -267,7 +267,8 @@ def test_real_freedict__through_the_pipeline_the_foreign_title_leads_the_clarifi
     _require_real()
     from resolver.calendars.memory import MemoryCalendar
     from resolver.domain.items import Kind, make_item
-    from resolver.domain.pipeline import NoThresholds, Status, resolve
+    from resolver.domain.pipeline import Status, resolve
+    from resolver.domain.ports import NoThresholds
     from resolver.domain.requests import parse_request
     from resolver.judges.disabled import DisabledJudge
 

@@ -6,7 +6,9 @@ from zoneinfo import ZoneInfo
 
 from resolver.calendars.memory import MemoryCalendar
 from resolver.domain.items import Kind, Method, Occurrence, make_item
-from resolver.domain.pipeline import NoThresholds, ResolveRequest, Status, resolve
+from resolver.domain.pipeline import Status, resolve
+from resolver.domain.ports import NoThresholds
+from resolver.domain.requests import ResolveRequest
 from resolver.judges.disabled import DisabledJudge
 
 BERLIN = ZoneInfo("Europe/Berlin")

@@ -19,7 +19,8 @@ from resolver.domain import judgment as jdg
 from resolver.domain import semantic, title_vectors
 from resolver.domain.items import Item, Kind, make_item
 from resolver.domain.matching import MatchingMemo, Pool, ScoredCandidate, build_pool, title_index
-from resolver.domain.pipeline import NoThresholds, Status, resolve
+from resolver.domain.pipeline import Status, resolve
+from resolver.domain.ports import NoThresholds
 from resolver.domain.requests import parse_request
 from resolver.judges.disabled import DisabledJudge
 
@@ -180,7 +181,7 @@ def test_vectors__titles_are_encoded_once_per_title_and_model(encoder):
 
 
 def test_vectors__bounded_least_recently_used_first(encoder):
-    vectors = semantic.TitleVectors(capacity=3)
+    vectors = title_vectors.TitleVectors(capacity=3)
     assert vectors.matrix(title_index(ITEMS), encoder).shape == (5, 512)
     assert len(vectors) == 3
     # The last three titles are kept: asking for them again encodes nothing.
@@ -200,7 +201,7 @@ def test_vectors__dropped_with_the_reader():
 
 
 def test_vectors__a_spent_deadline_stops_encoding_and_keeps_the_lexical_pool(encoder):
-    vectors = semantic.TitleVectors()
+    vectors = title_vectors.TitleVectors()
     assert vectors.matrix(title_index(ITEMS), encoder, expired=lambda: True) is None
     assert encoder.texts == []
 

@@ -30,7 +30,8 @@ from resolver.domain import deadline, semantic, title_vectors
 from resolver.domain.errors import CalendarUnavailable
 from resolver.domain.items import MAX_TITLE_CHARS, TITLE_CUT_MARKER, Item, Kind, make_item
 from resolver.domain.matching import MatchingMemo, build_pool, exact_matches, title_index
-from resolver.domain.pipeline import NoThresholds, Outcome, Status, resolve
+from resolver.domain.pipeline import Outcome, Status, resolve
+from resolver.domain.ports import NoThresholds
 from resolver.domain.requests import parse_request
 from resolver.envelope import outcome_envelope
 from resolver.judges.disabled import DisabledJudge

@@ -21,7 +21,8 @@ from resolver import services
 from resolver.calendars.memory import MemoryCalendar
 from resolver.domain import judgment as jdg
 from resolver.domain.items import Item, Kind, make_item
-from resolver.domain.pipeline import NoThresholds, Outcome
+from resolver.domain.pipeline import Outcome
+from resolver.domain.ports import NoThresholds
 from resolver.judges.jev import JevJudge
 from tests.hostile.canaries import HOSTILE_TITLES
 from tests.support.jev_contract_server import JevContractServer, RecordedRequest, decisive, no_match

@@ -30,7 +30,9 @@ from resolver.calendars.memory import MemoryCalendar
 from resolver.domain.errors import CollectionNotFound, InvalidRequest
 from resolver.domain.items import Item, Kind, Method, make_item
 from resolver.domain.judgment import MAX_CANDIDATES
-from resolver.domain.pipeline import NoThresholds, Outcome, Status, parse_request, resolve
+from resolver.domain.pipeline import Outcome, Status, resolve
+from resolver.domain.ports import NoThresholds
+from resolver.domain.requests import parse_request
 from resolver.domain.times import iso
 from resolver.envelope import outcome_envelope
 from resolver.judges.disabled import DisabledJudge
