@@ -33,7 +33,6 @@ outside DRF (the pages) calls `check_rate(caller)` first (resolver/throttling.py
 from __future__ import annotations
 
 import logging
-import uuid
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any, ContextManager, Iterator, Sequence
@@ -55,13 +54,10 @@ from resolver.domain.requests import RequestLimits, ResolveRequest, parse_docume
 from resolver.encoders import semantic_encoder  # noqa: F401 - part of this layer's interface
 from resolver.judges.registry import judge_from_settings, judges  # noqa: F401 - part of this layer's interface
 from resolver.rankers import relevance_model  # noqa: F401 - part of this layer's interface
+from resolver.request_ids import new_request_id  # noqa: F401 - also the local doors' (resolver/request_ids.py)
 
 logger = logging.getLogger("resolver.requests")
 error_logger = logging.getLogger("resolver.errors")
-
-
-def new_request_id() -> str:
-    return "req_" + uuid.uuid4().hex
 
 
 # --- backends ------------------------------------------------------------------
