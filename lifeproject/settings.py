@@ -247,7 +247,7 @@ SPECTACULAR_SETTINGS = {
     "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
     # Request and response shapes differ (the request rejects unknown fields).
     "COMPONENT_SPLIT_REQUEST": True,
-    "ENUM_NAME_OVERRIDES": {"BadRequestCodeEnum": "resolver.api.schema.BAD_REQUEST_CODES"},
+    "ENUM_NAME_OVERRIDES": {"BadRequestCodeEnum": "resolver.openapi.BAD_REQUEST_CODES"},
 }
 
 JUDGE_BACKENDS = {

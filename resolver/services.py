@@ -49,12 +49,11 @@ from resolver.domain.items import Collection
 from resolver.domain.pipeline import Outcome, Status, resolve
 from resolver.domain.ports import CalendarSource, Judge, ThresholdPolicy
 from resolver.domain.requests import RequestLimits, ResolveRequest, parse_document, parse_request, parse_time_zone
-# The process's backends, each built once and kept by the app's registries: the application
-# layer's to hand to the pipeline (and the doors' and tests' way to reach them).
-from resolver.encoders import semantic_encoder  # noqa: F401 - part of this layer's interface
-from resolver.judges.registry import judge_from_settings, judges  # noqa: F401 - part of this layer's interface
-from resolver.rankers import relevance_model  # noqa: F401 - part of this layer's interface
-from resolver.request_ids import new_request_id  # noqa: F401 - also the local doors' (resolver/request_ids.py)
+# The process's backends, each built once and kept by the app's registries, handed to the pipeline.
+from resolver.encoders import semantic_encoder
+from resolver.judges.registry import judge_from_settings
+from resolver.rankers import relevance_model
+from resolver.request_ids import new_request_id
 
 logger = logging.getLogger("resolver.requests")
 error_logger = logging.getLogger("resolver.errors")

@@ -3,12 +3,11 @@ from __future__ import annotations
 
 import re
 
-from resolver import request_ids, services
+from resolver import request_ids
 
 
 def test_new_request_id__format():
     assert re.fullmatch(r"req_[0-9a-f]{32}", request_ids.new_request_id())
-    assert services.new_request_id is request_ids.new_request_id  # the local doors' name for it
 
 
 def test_request_id_of__made_once_and_kept_on_the_request(rf):

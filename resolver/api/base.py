@@ -18,7 +18,6 @@ from rest_framework.views import APIView
 from resolver.api.exceptions import envelope_exception_handler
 from resolver.api.parsers import BoundedJSONParser
 from resolver.domain.escaping import escape_json_bytes
-from resolver.throttling import ResolveThrottle  # noqa: F401 - the views' throttle, defined below the doors
 
 
 class EnvelopeJSONRenderer(JSONRenderer):

@@ -19,13 +19,11 @@ from rest_framework.parsers import BaseParser
 from rest_framework.renderers import JSONRenderer
 
 from resolver import jsonbound
+# The one rule for every door's request document (the command's `--input -` too).
+from resolver.services import body_too_large, max_body_bytes
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-# The one rule for every door's request document (the command's `--input -` too).
-from resolver.services import body_too_large, max_body_bytes  # noqa: E402,F401
 
 
 def _declared_length(parser_context: Mapping[str, Any]) -> int | None:

@@ -2,8 +2,6 @@
 
 The description (serializers, error codes, examples, the views' decorators)
 lives below the doors, since the MCP door publishes the same shapes.
-`BAD_REQUEST_CODES` is re-exported for a host whose SPECTACULAR_SETTINGS name
-`resolver.api.schema.BAD_REQUEST_CODES`.
 """
 from __future__ import annotations
 
@@ -20,7 +18,6 @@ from rest_framework.response import Response
 from resolver.api.base import ResolverApiView
 from resolver.api.exceptions import envelope_exception_handler
 from resolver.openapi import _COMMON_ERRORS, SPECTACULAR_SETTINGS, _spectacular, error_responses, response_headers
-from resolver.openapi import BAD_REQUEST_CODES  # noqa: F401 - a host's SPECTACULAR_SETTINGS may name it here
 
 
 class SchemaApi(SpectacularAPIView):

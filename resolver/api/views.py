@@ -5,7 +5,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from resolver import services
-from resolver.api.base import ResolverApiView, ResolveThrottle
+from resolver.api.base import ResolverApiView
+from resolver.throttling import ResolveThrottle
 from resolver.openapi import collections_schema, resolve_schema
 from resolver.request_ids import request_id_of
 

@@ -8,8 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from resolver.domain import deadline
-from resolver.domain.codes import CalendarFailure
-from resolver.domain.codes import EXIT_CLARIFICATION, ErrorCode  # noqa: F401  (the command's exit code)
+from resolver.domain.codes import CalendarFailure, ErrorCode
 
 
 class ResolverError(Exception):

@@ -13,7 +13,7 @@ import pytest
 from django.test import Client
 
 from lifeproject.dev import uvicorn_command
-from resolver.api.base import ResolveThrottle
+from resolver.throttling import ResolveThrottle
 from resolver.client_address import client_address
 
 pytestmark = pytest.mark.django_db

@@ -12,7 +12,7 @@ from django.test import Client
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from resolver.domain.errors import EXIT_CLARIFICATION
+from resolver.domain.codes import EXIT_CLARIFICATION
 from resolver import clarifications as tokens
 
 pytestmark = pytest.mark.django_db

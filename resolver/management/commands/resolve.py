@@ -17,6 +17,7 @@ from resolver.domain.errors import InternalError, InvalidRequest, NoCalendarAcco
 # Every command's output escapes untrusted text by the one rule (resolver/domain/escaping.py).
 from resolver.domain.escaping import for_terminal as safe, json_text as json_line
 from resolver.readable import candidate_when
+from resolver.request_ids import new_request_id
 
 def _collector_back_on() -> None:
     """The cyclic collector on again, if the process's entry point turned it off for its start-up.
@@ -64,7 +65,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         _collector_back_on()
-        request_id = services.new_request_id()
+        request_id = new_request_id()
         as_json = options["json"]
         # With --json stdout is the envelope and stderr the (JSON) log lines; the
         # human output keeps stderr for people unless --verbosity 2 asks for logs.
