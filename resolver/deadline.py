@@ -2,14 +2,16 @@
 
 `budget()` opens the request's deadline with RESOLVER_RESOLUTION_BUDGET_SECONDS;
 every door opens it around the whole request (all its steps), and the services
-join it (or open it, called on their own). The rest is
-re-exported so that older imports (`from resolver import deadline`) keep working.
+join it (or open it, called on their own). The app's code asks one module for
+the deadline, so the domain's functions (running, remaining, expired, ...) are
+named here too: the domain's module cannot read settings, and a caller that
+needs both would otherwise import two modules of the same name.
 """
 from __future__ import annotations
 
 from contextlib import AbstractContextManager
 
-from resolver.domain.deadline import (  # noqa: F401 - re-exported
+from resolver.domain.deadline import (  # noqa: F401 - the app's one deadline module (docstring)
     DEFAULT_SECONDS, Deadline, ResolutionTimeout, bounded_by, check, current, expired, remaining, running,
     starting,
 )
