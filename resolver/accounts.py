@@ -40,7 +40,7 @@ from resolver.domain.errors import (
 )
 from resolver.domain.items import Collection, Item, Kind
 from resolver.domain.ports import CalendarSource
-from resolver.registry import Registry
+from resolver.registry import Registry, held, swap
 
 if TYPE_CHECKING:
     from resolver.domain.ports import FetchResult
@@ -193,18 +193,12 @@ class NamespaceRegistry(Registry[tuple[Any, str], Namespacer]):
 
 def namespaces() -> NamespaceRegistry:
     """The process's registry: owned by the app's config (ResolverConfig.namespaces), not by this module."""
-    from django.apps import apps
-
-    return apps.get_app_config("resolver").namespaces  # type: ignore[attr-defined, no-any-return]
+    return held("namespaces")  # type: ignore[no-any-return]
 
 
 def use_namespaces(registry: NamespaceRegistry) -> NamespaceRegistry:
     """Make `registry` the process's and return the one it replaces (tests, benchmarks)."""
-    from django.apps import apps
-
-    config = apps.get_app_config("resolver")
-    previous, config.namespaces = config.namespaces, registry  # type: ignore[attr-defined]
-    return previous  # type: ignore[no-any-return]
+    return swap("namespaces", registry)
 
 
 class AccountsCalendar:

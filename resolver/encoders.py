@@ -14,7 +14,7 @@ from typing import Any
 
 from resolver.conf import build_backend
 from resolver.domain import glossary, semantic
-from resolver.registry import Registry
+from resolver.registry import Registry, held
 
 
 class MultilingualUSE(semantic.MultilingualUSE):
@@ -45,11 +45,9 @@ def semantic_encoder() -> Any:
     Nothing is imported here: the model loads on its first encode, which an
     exact reference never reaches.
     """
-    from django.apps import apps
-
     from resolver.conf import resolver_settings
 
     if not resolver_settings.SEMANTIC:
         return None
     # One encoder per dotted path for the process (its weights load once), owned by the app.
-    return apps.get_app_config("resolver").encoders.get(str(resolver_settings.SEMANTIC_ENCODER))
+    return held("encoders").get(str(resolver_settings.SEMANTIC_ENCODER))

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from resolver.encoders import semantic_encoder
-from resolver.registry import Registry
+from resolver.registry import Registry, held
 
 
 class RelevanceModelRegistry(Registry[str, Any]):
@@ -26,8 +26,6 @@ class RelevanceModelRegistry(Registry[str, Any]):
 
 def relevance_model() -> Any:
     """The relevance model (shared by the process, read once), or None when RESOLVER["RELEVANCE_MODEL"] is None."""
-    from django.apps import apps
-
     from resolver.conf import resolver_settings
 
     configured = resolver_settings.RELEVANCE_MODEL
@@ -35,22 +33,23 @@ def relevance_model() -> Any:
         return None
     from resolver.domain.relevance import DEFAULT_MODEL
 
-    return apps.get_app_config("resolver").relevance_models.get(str(configured or DEFAULT_MODEL))
+    return held("relevance_models").get(str(configured or DEFAULT_MODEL))
 
 
 def deployed_retrieval() -> str | None:
     """What chooses the candidates a judge is shown now (None: the fusion rule, the ranker off)."""
-    model = relevance_model()
-    if model is None:
-        return None
-    encoder = semantic_encoder()
-    return model.retrieval(encoder.name if encoder is not None else None)  # type: ignore[no-any-return]
+    return _deployed("retrieval")
 
 
 def current_fingerprint() -> str | None:
     """The deployed ranker's fingerprint (the model file and the encoder it reads); None when it is off."""
+    return _deployed("fingerprint")
+
+
+def _deployed(name: str) -> str | None:
+    """The deployed model's `name` (retrieval or fingerprint) with the encoder it reads; None when it is off."""
     model = relevance_model()
     if model is None:
         return None
     encoder = semantic_encoder()
-    return model.fingerprint(encoder.name if encoder is not None else None)  # type: ignore[no-any-return]
+    return getattr(model, name)(encoder.name if encoder is not None else None)  # type: ignore[no-any-return]

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Hashable
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from resolver.lru import LRU
 
@@ -99,3 +99,23 @@ class Registry(Generic[K, V]):
     def __bool__(self) -> bool:
         # An empty registry is still a registry (`registry or default` must not replace it).
         return True
+
+
+R = TypeVar("R")
+
+
+def held(name: str) -> Any:
+    """The process's registry called `name`: an attribute of the app's config, set in its ready()."""
+    from django.apps import apps
+
+    return getattr(apps.get_app_config("resolver"), name)
+
+
+def swap(name: str, registry: R) -> R:
+    """Make `registry` the process's registry called `name`; return the one it replaces (tests, benchmarks)."""
+    from django.apps import apps
+
+    config = apps.get_app_config("resolver")
+    previous = getattr(config, name)
+    setattr(config, name, registry)
+    return previous  # type: ignore[no-any-return]

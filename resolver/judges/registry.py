@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 from django.core.exceptions import ImproperlyConfigured
 
-from resolver.registry import Registry
+from resolver.registry import Registry, held
 
 J = TypeVar("J")
 
@@ -67,9 +67,7 @@ class JudgeRegistry(Registry[tuple[type, Any], Any]):
 
 def judges() -> JudgeRegistry:
     """The process's judges (created with the app: resolver.apps.ResolverConfig.ready)."""
-    from django.apps import apps
-
-    return apps.get_app_config("resolver").judges  # type: ignore[attr-defined, no-any-return]
+    return held("judges")  # type: ignore[no-any-return]
 
 
 def judge_from_settings() -> Any:

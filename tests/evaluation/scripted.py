@@ -57,7 +57,7 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 
-from resolver import services
+from resolver.judges.registry import judges
 
 from tests.support.jev_contract_server import Behaviour, responder
 
@@ -181,7 +181,7 @@ def fresh_jev_session(monkeypatch: pytest.MonkeyPatch) -> None:
     for a new host at once can wait forever for a pool to evict. One Jev host
     per process, as in production, never gets there.
     """
-    services.judges().clear()
+    judges().clear()
 
 
 def run_command(*args: str) -> tuple[int, str, str]:

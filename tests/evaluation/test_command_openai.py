@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
-from resolver import services
 from resolver.domain import chat
 from resolver.domain.judgment import NO_MATCH
 from resolver.models import ApprovedThreshold
 from resolver.domain.judgment import with_retrieval
 from resolver.rankers import deployed_retrieval
+from resolver.judges.registry import judges
 from tests.evaluation.scripted import (
     ALPHA,
     ANSWERS,
@@ -61,7 +61,7 @@ def hand_set_chat() -> oai.Behaviour:
 @pytest.fixture
 def server(settings: Any, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> Iterator[Any]:
     fresh_jev_session(monkeypatch)
-    services.judges().clear()
+    judges().clear()
     logprobs = getattr(request, "param", True)
     with oai.OpenAIContractServer(default=hand_set_chat(), logprobs=logprobs) as running:
         settings.RESOLVER = {"JUDGE_BACKEND": "resolver.judges.openai.OpenAIJudge", "OPENAI_BASE_URL": running.url,

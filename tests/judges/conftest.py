@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from resolver import services
+from resolver.judges.registry import judges
 
 
 @pytest.fixture(autouse=True)
@@ -13,4 +13,4 @@ def fresh_session() -> None:
     waiting to evict one (see tests/evaluation/scripted.py); one host per
     process, as in production, never gets there.
     """
-    services.judges().clear()
+    judges().clear()

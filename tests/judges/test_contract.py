@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from resolver import services, thresholds
+from resolver import thresholds
 from resolver.domain import chat
 from resolver.domain.judgment import question_fingerprint, with_retrieval
 from resolver.domain.ports import Judge
 from resolver.rankers import deployed_retrieval
 from resolver.judges import BUILT_IN, DisabledJudge, JevJudge, OpenAIJudge
+from resolver.judges.registry import judges
 
 OPTIONS = dict(base_url="http://127.0.0.1:9/v1", api_key="", model="m", connect_timeout=1.0, read_timeout=1.0,
                budget_seconds=1.0)
@@ -40,7 +41,7 @@ def test_fingerprints__are_what_fingerprint_for_gave() -> None:
 ])
 def test_current_fingerprint__the_same_whichever_judge_is_configured(settings, configured) -> None:
     settings.RESOLVER = {**settings.RESOLVER, "SEMANTIC": False, **configured}
-    services.judges().clear()
+    judges().clear()
     retrieval = deployed_retrieval()
     assert thresholds.current_fingerprint("jev") == with_retrieval(question_fingerprint(), retrieval)
     assert thresholds.current_fingerprint("openai") == with_retrieval(chat.chat_fingerprint(), retrieval)

@@ -17,11 +17,11 @@ from django.core.cache import cache
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from resolver import services
 from resolver.domain import chat
 from resolver.domain.judgment import QUESTION_ID, question_fingerprint
 from resolver.models import ApprovedThreshold
 from resolver.thresholds import current_fingerprint
+from resolver.judges.registry import judges
 from tests.support import jev_contract_server as jev
 from tests.support import openai_contract_server as oai
 from tests.support.resolving import resolve_outcome
@@ -67,7 +67,7 @@ def backend(request: pytest.FixtureRequest) -> Iterator[Backend]:
                 no_match=lambda p=0.9: jev.no_match(p), defective=lambda: jev.defective("bad_sum"),
             )
     else:
-        services.judges().clear()
+        judges().clear()
         with oai.OpenAIContractServer() as server:
             yield Backend(
                 name="openai", server=server, model=oai.DEFAULT_MODEL, fingerprint=current_fingerprint("openai"),
@@ -185,7 +185,7 @@ def test_defective__judgment_unavailable(api: APIClient, backend: Backend) -> No
 
 
 def test_advice_only__marks_the_suggestion_and_never_resolves(radicale: Any, settings: Any) -> None:
-    services.judges().clear()
+    judges().clear()
     with oai.OpenAIContractServer(logprobs=False) as server:
         backend = Backend(name="openai", server=server, model=oai.DEFAULT_MODEL,
                           fingerprint=current_fingerprint("openai"), settings={}, decisive=oai.choose,

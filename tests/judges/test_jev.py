@@ -19,11 +19,11 @@ from resolver.domain.judgment import (
     Question,
     build_question,
 )
-from resolver import services
 from resolver.conf import resolver_settings
 from resolver.judges import DisabledJudge, JevJudge, Judge
 from resolver.judges.http import JudgeConnections
 from resolver.judges.http import retry_after_seconds
+from resolver.judges.registry import judges
 
 BASE = "https://jev.test"
 URL = f"{BASE}/v1/systemone"
@@ -379,8 +379,8 @@ def test_judge__logs_one_line_per_attempt_without_secrets_or_text(
 
 def test_session__is_shared_per_process(fake_time: FakeTime) -> None:
     """One Session per judge, and one judge per configuration in the process's registry."""
-    judge = services.judges().shared(make_judge(fake_time))
-    assert services.judges().shared(make_judge(fake_time)) is judge
+    judge = judges().shared(make_judge(fake_time))
+    assert judges().shared(make_judge(fake_time)) is judge
     assert judge.connections.session() is judge.connections.session()
     assert isinstance(judge.connections.session(), requests.Session)
 

@@ -6,7 +6,6 @@ from typing import Any, Iterator
 
 import pytest
 
-from resolver import services
 from resolver.domain import chat
 from resolver.domain.judgment import (
     NO_MATCH,
@@ -22,6 +21,7 @@ from resolver.domain.judgment import (
 )
 from resolver.judges import openai as openai_judge
 from resolver.judges.openai import OpenAIJudge
+from resolver.judges.registry import judges
 from tests.support.openai_contract_server import (
     DEFAULT_MODEL,
     OpenAIContractServer,
@@ -52,10 +52,10 @@ def question() -> Question:
 
 @pytest.fixture
 def server() -> Iterator[OpenAIContractServer]:
-    services.judges().clear()
+    judges().clear()
     with OpenAIContractServer() as running:
         yield running
-    services.judges().clear()
+    judges().clear()
 
 
 def judge_for(url: str, *, corrections: int = 1, budget: float = 5.0, read_timeout: float = 2.0,
@@ -147,12 +147,12 @@ def test_malformed_json__is_corrected(server: OpenAIContractServer, question: Qu
 
 
 def test_json_schema_refused__json_object_then_remembered(question: Question) -> None:
-    services.judges().clear()
+    judges().clear()
     with OpenAIContractServer(json_schema=False) as server:
         judge = judge_for(server.url)
         first = judge.judge(question, request_id="req-a")
         second = judge.judge(question, request_id="req-b")
-    services.judges().clear()
+    judges().clear()
     assert isinstance(first, Judgment) and isinstance(second, Judgment)
     formats = [r.json["response_format"]["type"] for r in server.chat_requests]
     # Refused once, then json_object, and json_object straight away next time.

@@ -11,12 +11,12 @@ import requests
 import responses
 from django.test import override_settings
 
-from resolver import services
 from resolver.domain.judgment import CandidateFacts, Judgment, JudgmentUnavailable, Question, build_question
 from resolver.judges.disabled import DisabledJudge
 from resolver.judges.jev import JevJudge
 from resolver.judges.openai import OpenAIJudge
 from resolver.services import judge_from_settings
+from resolver.judges.registry import judges
 
 BASE = "https://llm.test/v1"
 URL = f"{BASE}/chat/completions"
@@ -38,9 +38,9 @@ class FakeTime:
 
 @pytest.fixture(autouse=True)
 def fresh_modes() -> Any:
-    services.judges().clear()
+    judges().clear()
     yield
-    services.judges().clear()
+    judges().clear()
 
 
 @pytest.fixture

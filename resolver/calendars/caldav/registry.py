@@ -18,7 +18,7 @@ from resolver.calendars.caldav.account import CalDAVAccount
 from resolver.calendars.caldav.caches import DEFAULT_CAPACITY, Budget
 from resolver.calendars.caldav.flight import ReadPool
 from resolver.calendars.caldav.reader import CalDAVReader
-from resolver.registry import Registry
+from resolver.registry import Registry, held, swap
 
 # Accounts one registry keeps readers for; the least recently used is dropped beyond.
 MAX_READERS = 10_000
@@ -70,15 +70,9 @@ class ReaderRegistry(Registry[CalDAVAccount, CalDAVReader]):
 
 def readers() -> ReaderRegistry:
     """The process's registry: owned by the app's config (ResolverConfig.readers), not by this module."""
-    from django.apps import apps
-
-    return apps.get_app_config("resolver").readers  # type: ignore[attr-defined, no-any-return]
+    return held("readers")  # type: ignore[no-any-return]
 
 
 def use_registry(registry: ReaderRegistry) -> ReaderRegistry:
     """Make `registry` the process's, and return the one it replaces (tests, benchmarks)."""
-    from django.apps import apps
-
-    config = apps.get_app_config("resolver")
-    previous, config.readers = config.readers, registry  # type: ignore[attr-defined]
-    return previous  # type: ignore[no-any-return]
+    return swap("readers", registry)
