@@ -1,4 +1,4 @@
-"""resolver/calendars/caldav/multistatus.py: the request bodies the reader sends and the one rule for an answer's status.
+"""resolver/calendars/caldav/multistatus.py: the request bodies the reader sends, and the rule for an answer.
 
 The calendar-query is filtered on the server, never too strictly; the
 sync-collection and calendar-multiget bodies ask for what the reader reads;

