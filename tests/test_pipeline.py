@@ -9,7 +9,6 @@ from datetime import datetime, timezone
 from typing import Any
 from zoneinfo import ZoneInfo
 
-
 from resolver.calendars.memory import MemoryCalendar
 from resolver.domain import judgment as jdg
 from resolver.domain.items import Item, Kind, Method, make_item
