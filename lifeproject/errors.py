@@ -18,7 +18,7 @@ from django.views import defaults
 
 from resolver.domain.errors import HTTP_ONLY_CODES, InternalError, InvalidRequest
 from resolver.envelope import error_envelope, internal_error_envelope
-from resolver.services import new_request_id
+from resolver.request_ids import request_id_of
 
 API_PREFIX = "/v1/"
 
@@ -37,7 +37,7 @@ def _is_api(request: HttpRequest) -> bool:
 
 def _request_id(request: HttpRequest) -> str:
     # The ID the request log gives the request (lifeproject.request_log), so both agree.
-    return getattr(request, "resolver_request_id", None) or new_request_id()
+    return request_id_of(request)
 
 
 def not_found_envelope(request: HttpRequest) -> JsonResponse:

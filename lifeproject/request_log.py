@@ -76,7 +76,7 @@ def collecting() -> Iterator[dict[str, Any]]:
 def write_line(*, door: str, http_method: str | None, route: str, http_status: int, duration_ms: float,
                fields: dict[str, Any]) -> None:
     """The request line of a door outside Django, in the same shape as RequestLogMiddleware's."""
-    from resolver.services import new_request_id
+    from resolver.request_ids import new_request_id
 
     line: dict[str, Any] = {"request_id": new_request_id(), "door": door, "http_method": http_method,
                             "route": route, "http_status": http_status, "duration_ms": duration_ms}
@@ -91,12 +91,11 @@ class RequestLogMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        from resolver.services import new_request_id
+        from resolver.request_ids import request_id_of
 
         started = time.perf_counter()
-        request_id = new_request_id()
-        # The API door reads this attribute, so the envelope carries the same ID.
-        request.resolver_request_id = request_id  # type: ignore[attr-defined]
+        # Made here and kept on the request: every door reads it there, so the envelope carries the same ID.
+        request_id = request_id_of(request)
         fields: dict[str, Any] = {}
         token = _current.set(fields)
         response: HttpResponse | None = None

@@ -234,7 +234,7 @@ REST_FRAMEWORK = {
 }
 
 SPECTACULAR_SETTINGS = {
-    "TITLE": "Reference resolver API",  # as resolver/api/schema.py SPECTACULAR_SETTINGS
+    "TITLE": "Reference resolver API",  # as resolver/openapi.py SPECTACULAR_SETTINGS
     "DESCRIPTION": (
         "Resolves an informal reference to one live CalDAV task or event, or asks which one. "
         "Every response is an envelope: `status` is `ok`, `needs_clarification` or `error`, "

@@ -33,7 +33,6 @@ outside DRF (the pages) calls `check_rate(caller)` first (resolver/throttling.py
 from __future__ import annotations
 
 import logging
-import uuid
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any, ContextManager, Iterator, Sequence
@@ -55,13 +54,10 @@ from resolver.domain.requests import RequestLimits, ResolveRequest, parse_docume
 from resolver.encoders import semantic_encoder  # noqa: F401 - part of this layer's interface
 from resolver.judges.registry import judge_from_settings, judges  # noqa: F401 - part of this layer's interface
 from resolver.rankers import relevance_model  # noqa: F401 - part of this layer's interface
+from resolver.request_ids import new_request_id  # noqa: F401 - also the local doors' (resolver/request_ids.py)
 
 logger = logging.getLogger("resolver.requests")
 error_logger = logging.getLogger("resolver.errors")
-
-
-def new_request_id() -> str:
-    return "req_" + uuid.uuid4().hex
 
 
 # --- backends ------------------------------------------------------------------
@@ -412,3 +408,70 @@ def log_outcome(outcome: Outcome, *, door: str) -> None:
             "calendar_requests": outcome.calendar_requests,
         },
     )
+
+
+# --- accounts: what the accounts page and `manage.py calendar_accounts` call --------------
+# resolver/accounts.py does the work (the live check, the limits, sealing); the doors call
+# these, never it, as they call `answer` and never the pipeline.
+
+
+def accounts_per_user() -> bool:
+    """True when each person connects their own accounts (RESOLVER["ACCOUNT_BACKEND"] is PerUserAccounts)."""
+    from resolver import accounts
+
+    return accounts.per_user()
+
+
+def add_account(*, user: Any, url: str, username: str, password: str, label: str = "",
+                client_address: str | None = None) -> tuple[Any, list[Collection]]:
+    """Check the account live against its server, then save it for `user`: the row and its collections.
+
+    AccountRejected (with `details.reason`) or Throttled, and nothing saved,
+    when it fails; `client_address` (a page's) is throttled as well as the person.
+    """
+    from resolver import accounts
+
+    return accounts.add_account(user=user, url=url, username=username, password=password, label=label,
+                                client_address=client_address)
+
+
+def account_overview(*, user: Any) -> list[Any]:
+    """Each of `user`'s accounts read live (`accounts.AccountState`: collections, or the error), one deadline."""
+    from resolver import accounts
+
+    return accounts.overview(user)
+
+
+def remove_account(*, user: Any, account_id: Any) -> bool:
+    """Delete `user`'s account `account_id`; False when they have none by that ID (another person's included)."""
+    from resolver import accounts
+
+    return accounts.remove_account(user=user, account_id=account_id)
+
+
+@dataclass(frozen=True)
+class Resealed:
+    """What `reseal_account_passwords` did: how many it re-encrypted, and the IDs no key decrypts."""
+
+    count: int
+    unreadable: tuple[Any, ...]
+
+
+def reseal_account_passwords() -> Resealed:
+    """Re-encrypt every stored account password with the current SECRET_KEY (after a key rotation).
+
+    A password no key decrypts is left as it is and named: its owner must connect the account again.
+    """
+    from resolver.models import CalendarAccount
+    from resolver.sealing import Unsealable, reseal
+
+    count, unreadable = 0, []
+    for account in CalendarAccount.objects.all().iterator():
+        try:
+            account.password_sealed = reseal(account.password_sealed)
+        except Unsealable:
+            unreadable.append(account.pk)
+            continue
+        account.save(update_fields=["password_sealed"])
+        count += 1
+    return Resealed(count=count, unreadable=tuple(unreadable))

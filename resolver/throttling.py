@@ -10,10 +10,13 @@ is then counted against each of them.
 
 Every door that reads CalDAV is also bounded per person twice more:
 
-- `rate_wait(user_id)`: the API's resolve rate (DRF's `ScopedRateThrottle`, scope
-  `resolve`, RESOLVER["THROTTLE_RATE"]) in one bucket per person shared by every
-  door (/v1/resolve, /v1/collections, /mcp, the pages), so switching doors does
-  not multiply it;
+- `take(ident, scope=)`: the resolve rate (scope `resolve`: the project's
+  REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] entry, else RESOLVER["THROTTLE_RATE"])
+  in one bucket per person shared by every door (/v1/resolve, /v1/collections,
+  /mcp, the pages), so switching doors does not multiply it. A door calls it
+  (or `rate_wait(user_id)` / `check_rate(user_id)`) with the person's key and
+  gets allowed or the seconds to wait; DRF's throttle class `ResolveThrottle`
+  is only the API views' adapter over it;
 - `InFlight`: at most RESOLVER["MAX_IN_FLIGHT_PER_PERSON"] of one person's
   requests at once, in every process (slots in the default cache, taken with
   the cache's atomic `add`, each expiring on its own after the deadline plus a
@@ -27,10 +30,11 @@ from __future__ import annotations
 import time
 import uuid
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence
 
 from django.core.cache import cache as default_cache
-from rest_framework.throttling import ScopedRateThrottle
+from rest_framework.throttling import BaseThrottle, ScopedRateThrottle
 
 from resolver.conf import resolver_settings
 from resolver.domain.errors import InvalidRequest, Throttled
@@ -74,12 +78,78 @@ class AttemptLimiter:
             self.cache.set(self._key(key), [*history, now], self.seconds)  # type: ignore[attr-defined]
 
 
-class ResolveThrottle(ScopedRateThrottle):
-    """Per user, at the project's REST_FRAMEWORK rate for the view's scope if it names one, else
-    RESOLVER["THROTTLE_RATE"]. The API views wear it; `rate_wait` counts the other doors in its bucket."""
+# The one scope every door that reads CalDAV counts against (the API views' `throttle_scope`).
+RESOLVE_SCOPE = "resolve"
 
-    def get_rate(self) -> str | None:
-        return self.THROTTLE_RATES.get(self.scope) or str(resolver_settings.THROTTLE_RATE)
+
+@dataclass(frozen=True)
+class RateVerdict:
+    """One request counted (allowed) or refused; `wait_seconds` is DRF's advice (None: it has none)."""
+
+    allowed: bool
+    wait_seconds: float | None = None
+
+
+def rate_for(scope: str) -> str:
+    """The scope's rate: the project's REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] entry, else RESOLVER["THROTTLE_RATE"].
+
+    Read off DRF's `ScopedRateThrottle.THROTTLE_RATES`, where DRF copies that
+    setting when it is first imported: the one place the API has always read it.
+    """
+    return ScopedRateThrottle.THROTTLE_RATES.get(scope) or str(resolver_settings.THROTTLE_RATE)
+
+
+def _drf_rate(rate: str) -> tuple[int, int]:
+    # DRF's own notation and strictness (SimpleRateThrottle.parse_rate): "120/min" -> (120, 60).
+    count, period = rate.split("/")
+    return int(count), _PERIODS[period[0]]
+
+
+def take(ident: object, *, scope: str = RESOLVE_SCOPE, cache: object = None,
+         clock: Callable[[], float] = time.time) -> RateVerdict:
+    """Count one request of `ident` (a user's pk, else a client address) against `scope`'s rate.
+
+    DRF's SimpleRateThrottle arithmetic, cache key and history, kept so: the
+    API's throttle (`ResolveThrottle`) and every other door count in the same
+    bucket, whichever door a person comes through.
+    """
+    store = cache or default_cache
+    count, seconds = _drf_rate(rate_for(scope))
+    key = f"throttle_{scope}_{ident}"
+    history: list[float] = store.get(key, [])  # type: ignore[attr-defined]
+    now = clock()
+    while history and history[-1] <= now - seconds:
+        history.pop()
+    if len(history) >= count:
+        remaining = seconds - (now - history[-1]) if history else seconds
+        available = count - len(history) + 1
+        return RateVerdict(allowed=False, wait_seconds=remaining / float(available) if available > 0 else None)
+    history.insert(0, now)
+    store.set(key, history, seconds)  # type: ignore[attr-defined]
+    return RateVerdict(allowed=True)
+
+
+class ResolveThrottle(BaseThrottle):
+    """DRF's face of `take`: the API views wear it, with their `throttle_scope` (per user, else per client address).
+
+    Only the key is DRF's business here (the view's scope, the request's user);
+    the counting is the service every door calls.
+    """
+
+    scope_attr = "throttle_scope"
+    verdict = RateVerdict(allowed=True)
+
+    def allow_request(self, request: Any, view: Any) -> bool:
+        scope = getattr(view, self.scope_attr, None)
+        if not scope:
+            return True
+        user = getattr(request, "user", None)
+        ident = user.pk if user is not None and user.is_authenticated else self.get_ident(request)
+        self.verdict = take(ident, scope=scope)
+        return self.verdict.allowed
+
+    def wait(self) -> float | None:
+        return self.verdict.wait_seconds
 
     def get_ident(self, request: Any) -> str:
         # DRF's own believes X-Forwarded-For from anyone unless NUM_PROXIES is set;
@@ -92,20 +162,12 @@ class ResolveThrottle(ScopedRateThrottle):
 def rate_wait(user_id: object) -> float | None:
     """None when the person may make one more request that reads CalDAV (counted), else the seconds to wait.
 
-    The API's throttle and arithmetic, keyed as the API keys an authenticated
-    user: one bucket through every door.
+    The API's bucket for an authenticated user: one bucket through every door.
     """
-    class _UserThrottle(ResolveThrottle):
-        def get_cache_key(self, request: Any, view: Any) -> str:
-            return self.cache_format % {"scope": self.scope, "ident": user_id}
-
-    class _Door:
-        throttle_scope = "resolve"  # the API view's scope, which ScopedRateThrottle reads off the view
-
-    throttle = _UserThrottle()
-    if throttle.allow_request(None, _Door()):
+    verdict = take(user_id, scope=RESOLVE_SCOPE)
+    if verdict.allowed:
         return None
-    return throttle.wait() or 1.0
+    return verdict.wait_seconds or 1.0
 
 
 def check_rate(user_id: object) -> None:

@@ -11,6 +11,7 @@ from rest_framework.response import Response
 from resolver.domain.codes import ErrorCode
 from resolver.domain.errors import InternalError, ResolverError
 from resolver.envelope import error_envelope
+from resolver.request_ids import request_id_of
 
 _DRF_CODES: list[tuple[type[Exception], ErrorCode]] = [
     (exceptions.NotAuthenticated, ErrorCode.NOT_AUTHENTICATED),
@@ -22,17 +23,6 @@ _DRF_CODES: list[tuple[type[Exception], ErrorCode]] = [
     (exceptions.UnsupportedMediaType, ErrorCode.UNSUPPORTED_MEDIA_TYPE),
     (exceptions.Throttled, ErrorCode.THROTTLED),
 ]
-
-
-def request_id_of(request: Any) -> str:
-    from resolver.services import new_request_id
-
-    request_id = getattr(request, "resolver_request_id", None)
-    if request_id is None:
-        request_id = new_request_id()
-        if request is not None:
-            request.resolver_request_id = request_id
-    return request_id
 
 
 def envelope_exception_handler(exc: Exception, context: dict[str, Any]) -> Response:

@@ -6,8 +6,8 @@ from rest_framework.response import Response
 
 from resolver import services
 from resolver.api.base import ResolverApiView, ResolveThrottle
-from resolver.api.exceptions import request_id_of
-from resolver.api.schema import collections_schema, resolve_schema
+from resolver.openapi import collections_schema, resolve_schema
+from resolver.request_ids import request_id_of
 
 
 class ResolveApi(ResolverApiView):

@@ -2,7 +2,7 @@
 
 Each code is a `StrEnum` member whose value is the string the envelope carries,
 so the JSON is the same whether a member or its value is written. With the code
-come the texts that describe it: the OpenAPI document (resolver/api/schema.py),
+come the texts that describe it: the OpenAPI document (resolver/openapi.py),
 the envelope's prompt (the pipeline asks the reason for it), the page
 (resolver/web/), the command and the MCP door are built from these, so adding a
 reason is one member here, the place in the pipeline that gives it, and the row

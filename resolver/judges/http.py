@@ -4,6 +4,13 @@ Every HTTP judge posts through `post_json`, the one retry loop: a transient
 failure (408, 429, 5xx, no response, a timeout, a 200 that is not JSON) is
 retried, honouring `retry-after-ms` then `Retry-After`, else backing off from
 INITIAL_BACKOFF_SECONDS, and never past the caller's deadline.
+
+Every byte of an attempt is under that deadline, as for a CalDAV server
+(resolver/watchdog.py): a judge's session mounts the guarded adapter, so a
+server trickling the TLS handshake, the headers or a chunked body a byte at a
+time (each read in time, the whole never) is cut when the attempt's end
+passes, and a body is read up to MAX_ANSWER_BYTES, so a judge cannot hold a
+request past its deadline nor fill its memory.
 """
 from __future__ import annotations
 
@@ -17,8 +24,11 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
+import time
+
 import requests
 
+from resolver import watchdog
 from resolver.domain import deadline as request_deadline
 from resolver.domain.codes import http_reason
 from resolver.domain.judgment import DefectiveAnswer
@@ -36,6 +46,21 @@ INITIAL_BACKOFF_SECONDS = 0.25
 _RETRYABLE_STATUSES = frozenset({408, 429})
 # Longest header value we copy from a response or send as our request ID.
 MAX_HEADER_VALUE = 200
+# The most bytes of an answer read: a judgment's JSON is a few kilobytes (chat
+# completions with their usage block included), an error page a few more.
+MAX_ANSWER_BYTES = 1024 * 1024
+
+
+def guarded_session() -> requests.Session:
+    """A Session whose exchanges end at their end, every byte included (resolver/watchdog.py)."""
+    session = requests.Session()
+    for prefix in ("http://", "https://"):
+        session.mount(prefix, watchdog.GuardedAdapter())
+    return session
+
+
+class AnswerTooLarge(Exception):
+    """An answer past MAX_ANSWER_BYTES (not retried: the same question gets the same answer)."""
 
 
 
@@ -48,7 +73,7 @@ class JudgeConnections:
     is in use, and two servers never share either.
     """
 
-    def __init__(self, session_factory: Callable[[], requests.Session] = requests.Session) -> None:
+    def __init__(self, session_factory: Callable[[], requests.Session] = guarded_session) -> None:
         self._session_factory = session_factory
         self._session: requests.Session | None = None
         self._learnt: dict[str, str] = {}
@@ -78,16 +103,23 @@ class JudgeConnections:
 
 
 def _attempt(session: requests.Session, url: str, payload: bytes, headers: Mapping[str, str],
-             timeout: tuple[float, float], *, attempts: int, request_id_header: str,
+             timeout: tuple[float, float], *, end: float, attempts: int, request_id_header: str,
              read: Callable[[Any], Any] | None) -> tuple[Exchange, bool, float | None]:
-    """One POST: what it came to, whether another attempt may help, and the server's retry hint."""
+    """One POST, every byte of it before `end` (a time.monotonic() value): what it came to, whether
+    another attempt may help, and the server's retry hint."""
     try:
-        response = session.post(url, data=payload, headers=dict(headers), timeout=timeout)
+        with watchdog.ending(end):
+            response = session.post(url, data=payload, headers=dict(headers), timeout=timeout, stream=True)
+        content = _content(response, end)
+    except AnswerTooLarge:
+        return (Exchange(reason="defective_response", attempts=attempts, detail="answer_too_large"), False, None)
     except requests.Timeout:
         return Exchange(reason="timeout", attempts=attempts), True, None
-    except requests.ConnectionError:
-        return Exchange(reason="connection_error", attempts=attempts), True, None
     except requests.RequestException as exc:
+        if time.monotonic() >= end:  # the watchdog cut the exchange at its end, whatever the read made of it
+            return Exchange(reason="timeout", attempts=attempts), True, None
+        if isinstance(exc, (requests.ConnectionError, requests.exceptions.ChunkedEncodingError)):
+            return Exchange(reason="connection_error", attempts=attempts), True, None
         return Exchange(reason="request_error", attempts=attempts, detail=type(exc).__name__), False, None
     server_id = response.headers.get(request_id_header)
     server_id = (header_safe(server_id) or None) if server_id is not None else None
@@ -95,10 +127,10 @@ def _attempt(session: requests.Session, url: str, payload: bytes, headers: Mappi
     if status != 200:
         retry = is_retryable_status(status)
         return (Exchange(reason=http_reason(status), attempts=attempts, status=status,
-                         error_body=response.content[:4096], server_request_id=server_id),
+                         error_body=content[:4096], server_request_id=server_id),
                 retry, retry_after_seconds(response.headers) if retry else None)
     try:
-        body = json.loads(response.content)
+        body = json.loads(content)
     except ValueError:
         # A 200 that is not JSON is a proxy or gateway page: transient.
         return Exchange(reason="not_json", attempts=attempts, status=status, server_request_id=server_id), True, None
@@ -110,6 +142,23 @@ def _attempt(session: requests.Session, url: str, payload: bytes, headers: Mappi
             return (Exchange(reason="defective_response", attempts=attempts, status=status, detail=defect.reason,
                              server_request_id=server_id), False, None)
     return Exchange(reason="ok", attempts=attempts, status=status, body=body, server_request_id=server_id), False, None
+
+
+def _content(response: requests.Response, end: float) -> bytes:
+    """The body, every byte of it before `end` (the watchdog shuts the socket then) and at most MAX_ANSWER_BYTES."""
+    guard = watchdog.watch(watchdog.socket_of(response.raw), end)
+    chunks: list[bytes] = []
+    total = 0
+    try:
+        for chunk in response.iter_content(64 * 1024):
+            total += len(chunk)
+            if total > MAX_ANSWER_BYTES:
+                raise AnswerTooLarge
+            chunks.append(chunk)
+    finally:
+        watchdog.release(guard)
+        response.close()
+    return b"".join(chunks)
 
 
 def is_retryable_status(status: int) -> bool:
@@ -195,8 +244,10 @@ def post_json(
             break
         attempts += 1
         timeout = (min(connect_timeout, remaining), min(read_timeout, remaining))
+        # The whole attempt (connect, headers, body), not only each read, ends within what is left.
+        end = time.monotonic() + min(timeout[0] + timeout[1], remaining)
         began = clock()
-        last, retry, retry_after = _attempt(session, url, payload, headers, timeout, attempts=attempts,
+        last, retry, retry_after = _attempt(session, url, payload, headers, timeout, end=end, attempts=attempts,
                                             request_id_header=request_id_header, read=read)
         logger.log(
             logging.INFO if last.reason == "ok" else logging.WARNING,

@@ -5,7 +5,7 @@
 
     request log (the host's hook)  ->  bearer authentication (resolver/oauth/resource.py)
                  ->  401 + WWW-Authenticate: Bearer resource_metadata="..." without a valid token
-                 ->  the API's throttle, per user  ->  body limit  ->  the stateless transport
+                 ->  the resolve rate, per user  ->  body limit  ->  the stateless transport
 
 and the RFC 9728 Protected Resource Metadata beside it. The tools are the
 stdio door's (`resolver/mcp/tools.py`): same schemas, annotations, envelopes
@@ -156,11 +156,11 @@ def _url_only(ctx: Any) -> bool:
 
 
 class Throttle:
-    """The API's throttle (`ResolveThrottle`: its rate, per user, in the default cache) on POST /mcp.
+    """The resolve rate (`resolver.throttling.rate_wait`: per user, in the default cache) on POST /mcp.
 
-    One bucket per person across both doors: the same scope and cache key as
-    the API's `ScopedRateThrottle`, so an agent cannot double its rate by
-    switching doors.
+    One bucket per person across every door: the throttling service counts
+    the API's requests in the same bucket, so an agent cannot double its rate
+    by switching doors.
     """
 
     def __init__(self, app: Any) -> None:
@@ -178,7 +178,7 @@ class Throttle:
 
 
 def _throttle_wait(user_id: object) -> float | None:
-    """None when the request may go on, else the seconds to wait (the API's throttle, bucket and arithmetic)."""
+    """None when the request may go on, else the seconds to wait (the throttling service, every door's bucket)."""
     from resolver.throttling import rate_wait
 
     return rate_wait(user_id)

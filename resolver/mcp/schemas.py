@@ -1,11 +1,11 @@
-"""The tools' JSON Schemas, taken from the API's OpenAPI document.
+"""The tools' JSON Schemas, taken from the OpenAPI document the API serves.
 
-The API's serializers and `resolver/api/schema.py` are the one description of
-the request and the envelope; the MCP tools publish the same shapes, so a
-field added there reaches agents without a second definition. The document is
-generated once per process by drf-spectacular and each operation's schema is
-inlined (MCP clients resolve `$ref` only within the tool's own schema, and
-some not at all).
+`resolver/openapi.py` is the one description of the request and the envelope,
+below the doors; the MCP tools publish the same shapes as the API, so a field
+added there reaches agents without a second definition. The document is
+generated once per process by drf-spectacular (over the host's URLconf, where
+the API's operations are) and each operation's schema is inlined (MCP clients
+resolve `$ref` only within the tool's own schema, and some not at all).
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ _OPENAPI_ONLY = ("discriminator", "example", "examples", "externalDocs", "xml")
 
 @functools.cache
 def _document() -> dict[str, Any]:
-    from resolver.api.schema import api_document
+    from resolver.openapi import api_document
 
     return api_document()
 

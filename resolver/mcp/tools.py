@@ -27,6 +27,7 @@ from resolver.domain.errors import CandidateGone, InvalidRequest, NotACandidate,
 from resolver.domain.escaping import json_text
 from resolver.domain.pipeline import Status
 from resolver.mcp import elicitation, schemas
+from resolver.request_ids import new_request_id
 
 RESOLVE = "resolve_reference"
 LIST_COLLECTIONS = "list_collections"
@@ -115,7 +116,7 @@ class Tools:
     caller: services.Caller = services.Caller(door="mcp")
 
     async def call(self, ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult | types.InputRequiredResult:
-        request_id = services.new_request_id()
+        request_id = new_request_id()
         try:
             # The transports cut a message deeper than the bound allows (resolver/jsonbound.py),
             # leaving it one level too deep: refused here, as at every door.

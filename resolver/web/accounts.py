@@ -19,7 +19,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_http_methods, require_POST
 
-from resolver import accounts
+from resolver import services
 from resolver.client_address import client_address
 from resolver.domain.errors import ResolverError
 from resolver.web.views import HttpResponseSeeOther, reading
@@ -41,7 +41,7 @@ class AccountForm(forms.Form):
 def _page(request: HttpRequest, form: AccountForm, *, error: str | None = None, status: int = 200) -> HttpResponse:
     rows = [{"account": state.account, "collections": state.collections,
              "error": state.error.message if state.error else None}
-            for state in accounts.overview(request.user)]
+            for state in services.account_overview(user=request.user)]
     unread = sum(1 for row in rows if row["error"])
     return render(request, "resolver/accounts.html",
                   {"form": form, "rows": rows, "error": error, "unread": unread}, status=status)
@@ -59,7 +59,7 @@ def _off(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "HEAD", "POST"])
 @reading(on_get=True)  # adding, then the overview: one deadline
 def accounts_page(request: HttpRequest) -> HttpResponse:
-    if not accounts.per_user():
+    if not services.accounts_per_user():
         return _off(request)
     if request.method != "POST":
         return _page(request, AccountForm())
@@ -68,7 +68,7 @@ def accounts_page(request: HttpRequest) -> HttpResponse:
         return _page(request, form, status=400)  # PasswordInput never renders the value back
     data = form.cleaned_data
     try:
-        accounts.add_account(user=request.user, url=data["url"], username=data["username"],
+        services.add_account(user=request.user, url=data["url"], username=data["username"],
                              password=data["password"], label=data["label"],
                              client_address=client_address(request))
     except ResolverError as err:
@@ -83,9 +83,9 @@ def accounts_page(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_POST
 def remove(request: HttpRequest, pk: int) -> HttpResponse:
-    if not accounts.per_user():
+    if not services.accounts_per_user():
         return _off(request)
-    if not accounts.remove_account(user=request.user, account_id=pk):
+    if not services.remove_account(user=request.user, account_id=pk):
         return render(request, "resolver/error.html", {
             "title": "Not found", "message": "You have no such account.",
             "link_url": reverse("resolver_web:accounts"), "link_text": "Your accounts"}, status=404)

@@ -142,7 +142,7 @@ def test_schema__documents_every_api_error_with_its_status_and_an_example(docume
 
 def test_schema__invalid_request_example_is_what_the_service_says():
     """The example is data, so it is checked against the real message for a text one over the default limit."""
-    from resolver.api.schema import examples
+    from resolver.openapi import examples
     from resolver.conf import DEFAULTS
     from resolver.domain.errors import InvalidRequest
     from resolver.domain.requests import RequestLimits, parse_request
@@ -156,7 +156,7 @@ def test_schema__invalid_request_example_is_what_the_service_says():
 
 def test_schema__examples_name_declared_codes_only():
     """The example data cannot drift from the enums: every reason, warning and error code in it is declared."""
-    from resolver.api.schema import examples
+    from resolver.openapi import examples
 
     data = examples()
     assert {Reason(e["reason"]) for e in data["clarifications"]}

@@ -15,7 +15,7 @@ from mcp import Client
 
 from lifeproject.seeding import Spec, to_ical
 from drf_spectacular.generators import SchemaGenerator
-from resolver.api.serializers import ResolveInputSerializer
+from resolver.openapi import ResolveInputSerializer
 from resolver.mcp import schemas
 from tests.mcp.conftest import ROOT, SITE_URL, McpEnvironment
 from tests.support.calendars import DAY, NOW, weekly_sync_start

@@ -12,7 +12,7 @@ the certificate check (`assert_hostname`) all use it.
 may be private) connects by name, as requests does.
 
 Both bound the TLS handshake and the header phase: while urllib3 shakes
-hands or waits for the status line and headers, a watchdog (watchdog.py)
+hands or waits for the status line and headers, a watchdog (resolver/watchdog.py)
 shuts the socket down when the exchange's end passes, so a server trickling
 either a byte at a time cannot hold a request past the deadline (a per-read
 timeout never fires on such a server).
@@ -22,61 +22,16 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
-from requests.adapters import HTTPAdapter
-from urllib3.connection import HTTPConnection, HTTPSConnection
-from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
-
-from resolver.calendars.caldav import addresses, watchdog
-from resolver.calendars.caldav.watchdog import guarded
+from resolver.calendars.caldav import addresses
+from resolver.watchdog import GuardedAdapter
 
 
-class _GuardedHTTPConnection(HTTPConnection):
-    def getresponse(self, *args: Any, **kwargs: Any) -> Any:
-        with guarded(self):
-            return super().getresponse(*args, **kwargs)
-
-
-class _GuardedHTTPSConnection(HTTPSConnection):
-    # The TLS handshake reads the socket record by record, each read under
-    # its own timeout: a server trickling it a byte at a time is ended, like
-    # the header phase, by the watchdog at the exchange's end.
-    _handshake: int | None = None
-
-    def _new_conn(self) -> Any:
-        sock = super()._new_conn()
-        self._handshake = watchdog.watch(sock)
-        return sock
-
-    def connect(self) -> None:
-        try:
-            super().connect()
-        finally:
-            watchdog.release(self._handshake)
-            self._handshake = None
-
-    def getresponse(self, *args: Any, **kwargs: Any) -> Any:
-        with guarded(self):
-            return super().getresponse(*args, **kwargs)
-
-
-class _HTTPPool(HTTPConnectionPool):
-    ConnectionCls = _GuardedHTTPConnection
-
-
-class _HTTPSPool(HTTPSConnectionPool):
-    ConnectionCls = _GuardedHTTPSConnection
-
-
-class PinnedAdapter(HTTPAdapter):
+class PinnedAdapter(GuardedAdapter):
     """requests' adapter, connecting to a checked address (module docstring)."""
 
     def __init__(self, *, check_addresses: bool, **kwargs: Any) -> None:
         self.check_addresses = check_addresses
         super().__init__(**kwargs)
-
-    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
-        super().init_poolmanager(*args, **kwargs)
-        self.poolmanager.pool_classes_by_scheme = {"http": _HTTPPool, "https": _HTTPSPool}
 
     def build_connection_pool_key_attributes(self, request: Any, verify: Any,
                                              cert: Any = None) -> tuple[dict[str, Any], dict[str, Any]]:

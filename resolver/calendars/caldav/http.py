@@ -13,7 +13,7 @@ Rules every request follows (README, "The CalDAV server's origin"):
   set back to ours.
 - The body is read as a stream, chunk by chunk: each read waits at most what
   is left of the request's deadline (or of the exchange's own bound outside
-  one), and the watchdog (watchdog.py) shuts the socket down when that end
+  one), and the watchdog (resolver/watchdog.py) shuts the socket down when that end
   passes, so a server trickling a body, a chunk-size line, its extensions or
   the trailers one byte at a time ends at the deadline with reason
   `timeout`; more than `max_bytes` decoded bytes ends it with
@@ -22,7 +22,7 @@ Rules every request follows (README, "The CalDAV server's origin"):
 - A connection dropped or refused on these idempotent requests (PROPFIND,
   REPORT) is tried once more after RETRY_BACKOFF, if the deadline leaves room.
 - The header phase (connect, status line, headers) is under the same end
-  (watchdog.py), and a person's account connects only to an address checked
+  (resolver/watchdog.py), and a person's account connects only to an address checked
   on that connection (connections.py, addresses.py): anything else ends the
   read with reason `address_not_allowed` before a byte is sent.
 """
@@ -36,8 +36,8 @@ from dataclasses import dataclass, field
 import requests
 import urllib3.exceptions
 
+from resolver import watchdog
 from resolver.domain import deadline
-from resolver.calendars.caldav import watchdog
 from resolver.calendars.caldav.account import CalDAVAccount, Origin
 from resolver.calendars.caldav.addresses import AddressRefused, LookupTimedOut
 from resolver.calendars.caldav.connections import PinnedAdapter
@@ -200,7 +200,7 @@ class Transport:
         return self._sent(session, prepared, own_end)
 
     def _sent(self, session: requests.Session, prepared: requests.PreparedRequest, own_end: float) -> requests.Response:
-        """Send under the exchange's end: connect, status line and headers included (watchdog.py)."""
+        """Send under the exchange's end: connect, status line and headers included (resolver/watchdog.py)."""
         wait = self._wait(own_end)
         try:
             with watchdog.ending(time.monotonic() + self._left(own_end)):
@@ -252,7 +252,7 @@ class Transport:
         # inside one read of a chunked body http.client reads the chunk-size
         # line, its extensions and the trailers a socket read at a time, each
         # in time; the watchdog shuts the socket down when the end passes.
-        guard = watchdog.watch(_socket_of(raw), time.monotonic() + self._left(own_end))
+        guard = watchdog.watch(watchdog.socket_of(raw), time.monotonic() + self._left(own_end))
         try:
             while True:
                 _set_read_timeout(raw, self._wait(own_end))
@@ -280,14 +280,9 @@ class Transport:
         return parser.close()
 
 
-def _socket_of(raw: urllib3.HTTPResponse) -> object | None:
-    connection = getattr(raw, "_connection", None) or getattr(raw, "connection", None)
-    return getattr(connection, "sock", None)
-
-
 def _set_read_timeout(raw: urllib3.HTTPResponse, seconds: float) -> None:
     """Bound the next socket read by what is left (the timeout requests set is for the whole exchange)."""
-    sock = _socket_of(raw)
+    sock = watchdog.socket_of(raw)
     if sock is not None:
         try:
             sock.settimeout(max(seconds, 0.001))

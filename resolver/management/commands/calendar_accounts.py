@@ -19,7 +19,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from resolver import accounts, deadline
+from resolver import deadline, services
 from resolver.domain.errors import ResolverError
 # A server names its calendars: every line printed escapes them (resolver/domain/escaping.py).
 from resolver.domain.escaping import for_terminal as safe, json_text
@@ -63,7 +63,7 @@ class Command(BaseCommand):
                 if action == "add":
                     return self._add(user, options)
                 return self._list(user, as_json=options["json"])
-        if not accounts.remove_account(user=user, account_id=options["id"]):
+        if not services.remove_account(user=user, account_id=options["id"]):
             raise CommandError(f"{safe(options['user'])} has no account with ID {options['id']!r}.", returncode=2)
         self.stdout.write(f"removed {safe(options['id'])}")
 
@@ -80,7 +80,7 @@ class Command(BaseCommand):
     def _add(self, user: Any, options: dict[str, Any]) -> None:
         password = sys.stdin.readline().rstrip("\r\n")
         try:
-            account, collections = accounts.add_account(user=user, url=options["url"], username=options["username"],
+            account, collections = services.add_account(user=user, url=options["url"], username=options["username"],
                                                         password=password, label=options["label"])
         except ResolverError as err:
             reason = err.details.get("reason", "")
@@ -91,7 +91,7 @@ class Command(BaseCommand):
 
     def _list(self, user: Any, *, as_json: bool) -> None:
         rows = []
-        for state in accounts.overview(user):  # one deadline for all of them
+        for state in services.account_overview(user=user):  # one deadline for all of them
             account, err = state.account, state.error
             rows.append({"id": account.pk, "slug": account.slug, "label": account.label, "url": account.url,
                          "username": account.username, "created_at": account.created_at.isoformat(),
@@ -115,20 +115,10 @@ class Command(BaseCommand):
                 self.stdout.write(f"  {safe(c['collection_id'])}\t{safe(c['display_name'])}")
 
     def _rotate(self) -> None:
-        from resolver.models import CalendarAccount
-        from resolver.sealing import Unsealable, reseal
-
-        done = failed = 0
-        for account in CalendarAccount.objects.all().iterator():
-            try:
-                account.password_sealed = reseal(account.password_sealed)
-            except Unsealable:
-                failed += 1
-                self.stderr.write(f"account {account.pk}: the stored password does not decrypt with any key")
-                continue
-            account.save(update_fields=["password_sealed"])
-            done += 1
-        self.stdout.write(f"re-encrypted {done}")
-        if failed:
-            raise CommandError(f"{failed} accounts could not be decrypted; their owners must connect them again.",
-                               returncode=2)
+        resealed = services.reseal_account_passwords()
+        for pk in resealed.unreadable:
+            self.stderr.write(f"account {pk}: the stored password does not decrypt with any key")
+        self.stdout.write(f"re-encrypted {resealed.count}")
+        if resealed.unreadable:
+            raise CommandError(f"{len(resealed.unreadable)} accounts could not be decrypted; "
+                               "their owners must connect them again.", returncode=2)

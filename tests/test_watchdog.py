@@ -1,9 +1,10 @@
-"""resolver/calendars/caldav/watchdog.py: a socket is shut down when its exchange's end passes, unless released.
+"""resolver/watchdog.py: a socket is shut down when its exchange's end passes, unless released.
 
 On a local socket pair: the watched end's read fails at once (end of file)
 when the deadline passes, however long its own timeout; released in time,
-the socket is untouched. Servers trickling their headers or body, through
-the reader, are in tests/calendars/test_hostile_server.py and tests/hostile/test_deadline.py.
+the socket is untouched. Servers trickling their headers or body are in
+tests/calendars/test_hostile_server.py and tests/hostile/test_deadline.py
+(the reader) and tests/judges/test_http.py (a judge).
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from typing import Iterator
 
 import pytest
 
-from resolver.calendars.caldav import watchdog
+from resolver import watchdog
 
 
 @pytest.fixture

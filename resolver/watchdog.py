@@ -1,4 +1,8 @@
-"""A bound on every byte of an HTTP exchange: TLS handshake, header phase (connections.py arms it) and body (http.py).
+"""A bound on every byte of an HTTP exchange: TLS handshake, header phase and body, for every peer we read.
+
+The CalDAV reader (resolver/calendars/caldav/http.py, connections.py) and the
+HTTP judges (resolver/judges/http.py) both mount `GuardedAdapter` and read
+their bodies under `watch`: a server is never trusted to keep time.
 
 A socket timeout bounds one read; a server sending its status line and
 headers a byte at a time never lets one read time out, and urllib3 reads the
@@ -23,7 +27,11 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, Iterator
 
-_end: ContextVar[float | None] = ContextVar("caldav_exchange_end", default=None)
+from requests.adapters import HTTPAdapter
+from urllib3.connection import HTTPConnection, HTTPSConnection
+from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+
+_end: ContextVar[float | None] = ContextVar("http_exchange_end", default=None)
 
 
 @contextmanager
@@ -52,7 +60,7 @@ class Watchdog:
             heapq.heappush(self._heap, (end, handle, sock))
             self._armed.add(handle)
             if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(target=self._run, name="caldav-watchdog", daemon=True)
+                self._thread = threading.Thread(target=self._run, name="http-watchdog", daemon=True)
                 self._thread.start()
             self._cond.notify()
             return handle
@@ -106,3 +114,54 @@ def guarded(connection: Any) -> Iterator[None]:
         yield
     finally:
         release(handle)
+
+
+def socket_of(raw: Any) -> object | None:
+    """The socket under a urllib3 response (None for a response that has none, as in tests)."""
+    connection = getattr(raw, "_connection", None) or getattr(raw, "connection", None)
+    return getattr(connection, "sock", None)
+
+
+class _GuardedHTTPConnection(HTTPConnection):
+    def getresponse(self, *args: Any, **kwargs: Any) -> Any:
+        with guarded(self):
+            return super().getresponse(*args, **kwargs)
+
+
+class _GuardedHTTPSConnection(HTTPSConnection):
+    # The TLS handshake reads the socket record by record, each read under
+    # its own timeout: a server trickling it a byte at a time is ended, like
+    # the header phase, by the watchdog at the exchange's end.
+    _handshake: int | None = None
+
+    def _new_conn(self) -> Any:
+        sock = super()._new_conn()
+        self._handshake = watch(sock)
+        return sock
+
+    def connect(self) -> None:
+        try:
+            super().connect()
+        finally:
+            release(self._handshake)
+            self._handshake = None
+
+    def getresponse(self, *args: Any, **kwargs: Any) -> Any:
+        with guarded(self):
+            return super().getresponse(*args, **kwargs)
+
+
+class _HTTPPool(HTTPConnectionPool):
+    ConnectionCls = _GuardedHTTPConnection
+
+
+class _HTTPSPool(HTTPSConnectionPool):
+    ConnectionCls = _GuardedHTTPSConnection
+
+
+class GuardedAdapter(HTTPAdapter):
+    """requests' adapter whose TLS handshake and header phase end at the exchange's end (`ending`)."""
+
+    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+        super().init_poolmanager(*args, **kwargs)
+        self.poolmanager.pool_classes_by_scheme = {"http": _HTTPPool, "https": _HTTPSPool}
