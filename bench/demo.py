@@ -37,6 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     from lifeproject import embedded_radicale
     from lifeproject.seeding import demo_collections, seed
     from resolver import services
+    from resolver.judges.registry import judges
     from resolver.conf import resolver_settings
     from tests.support.jev_contract_server import JevContractServer, decisive
     from tests.support.openai_contract_server import OpenAIContractServer, choose, raw
@@ -55,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
             # Every first request of a judgment is answered defectively, its correction validly.
             return (defective if next(turns) % 2 == 0 else valid)(request_json, model, logprobs)
 
-        services.judges().clear()
+        judges().clear()
         with JevContractServer(default=decisive(1, p=0.9)) as jev, \
                 OpenAIContractServer(default=valid) as chat, OpenAIContractServer(default=corrected) as chat_fix:
             chat_settings = {"JUDGE_BACKEND": "resolver.judges.openai.OpenAIJudge", "OPENAI_MODEL": "bench"}

@@ -1,4 +1,7 @@
-"""resolver/domain/pipeline.py and its request rules (resolver/domain/requests.py), without a server."""
+"""resolver/domain/pipeline.py, without a server.
+
+Its request rules (resolver/domain/requests.py) are in tests/domain/test_requests.py.
+"""
 from __future__ import annotations
 
 import json
@@ -6,16 +9,13 @@ from datetime import datetime, timezone
 from typing import Any
 from zoneinfo import ZoneInfo
 
-import pytest
-
 from resolver.calendars.memory import MemoryCalendar
 from resolver.domain import judgment as jdg
-from resolver.domain.errors import InvalidRequest
 from resolver.domain.items import Item, Kind, Method, make_item
 from resolver.domain.pipeline import Outcome, Status, resolve
 from resolver.domain.ports import NoThresholds
 from resolver.domain.ports import CalendarSource, Judge
-from resolver.domain.requests import RequestLimits, parse_document, parse_request
+from resolver.domain.requests import parse_request
 from resolver.judges.disabled import DisabledJudge
 
 READ_AT = datetime(2026, 3, 10, 8, 15, tzinfo=timezone.utc)
@@ -136,59 +136,3 @@ def test_pipeline__time_zone_reaches_the_calendar():
     resolve(request=parse_request(text="portfolio", kind="task", time_zone="Europe/Berlin"), calendar=calendar,
             judge=DisabledJudge(), policy=NoThresholds(), request_id="req_t")
     assert calendar.asked[0]["time_zone"] is ZoneInfo("Europe/Berlin")
-
-
-# --- the request rules ----------------------------------------------------------
-
-
-@pytest.mark.parametrize("fields, field", [
-    ({"text": "", "kind": "task"}, "text"),
-    ({"text": "   ", "kind": "task"}, "text"),
-    ({"text": 5, "kind": "task"}, "text"),
-    ({"text": "a", "kind": "meeting"}, "kind"),
-    ({"text": "a", "kind": ["task"]}, "kind"),
-    ({"text": "a", "kind": "task", "collection_ids": "work"}, "collection_ids"),
-    ({"text": "a", "kind": "task", "time_zone": "Mars/Olympus"}, "time_zone"),
-    ({"text": "a", "kind": "task", "time_zone": 1}, "time_zone"),
-    ({"text": "a", "kind": "task", "time_zone": "../../etc/passwd"}, "time_zone"),
-])
-def test_parse_request__one_details_shape(fields, field):
-    with pytest.raises(InvalidRequest) as caught:
-        parse_request(**fields)
-    assert caught.value.details["field"] == field
-
-
-def test_parse_request__limits_are_the_callers():
-    limits = RequestLimits(max_text_length=10, max_collection_ids=2)
-    with pytest.raises(InvalidRequest) as caught:
-        parse_request(text="x" * 11, kind="task", limits=limits)
-    assert caught.value.details == {"field": "text", "max_length": 10}
-    with pytest.raises(InvalidRequest) as caught:
-        parse_request(text="x", kind="task", collection_ids=["a", "b", "c"], limits=limits)
-    assert caught.value.details == {"field": "collection_ids", "max_items": 2}
-    assert parse_request(text="x" * 10, kind="task", collection_ids=["a", "b"], limits=limits).text == "x" * 10
-
-
-def test_parse_request__time_zone_default_and_override():
-    assert parse_request(text="a", kind="task", default_time_zone="Europe/Berlin").time_zone == ZoneInfo("Europe/Berlin")
-    assert parse_request(text="a", kind="task", time_zone="Asia/Tokyo",
-                         default_time_zone="Europe/Berlin").time_zone == ZoneInfo("Asia/Tokyo")
-    assert parse_request(text="a", kind="task").time_zone is timezone.utc
-
-
-@pytest.mark.parametrize("document, field", [
-    (["a"], "body"),
-    ({"kind": "task"}, "text"),
-    ({"text": "a"}, "kind"),
-    ({"text": "a", "kind": "task", "extra": 1, "another": 2}, "another"),
-])
-def test_parse_document__rules(document, field):
-    with pytest.raises(InvalidRequest) as caught:
-        parse_document(document)
-    assert caught.value.details["field"] == field
-
-
-def test_parse_document__unknown_fields_are_all_listed():
-    with pytest.raises(InvalidRequest) as caught:
-        parse_document({"text": "a", "kind": "task", "zz": 1, "aa": 2})
-    assert caught.value.details == {"field": "aa", "unknown_fields": ["aa", "zz"]}

@@ -1,3 +1,8 @@
+"""resolver/provenance.py: what a request leaves behind, never the reference or a title.
+
+Read back, listed newest first, bounded, expiring, and never an error when
+the cache is broken.
+"""
 from __future__ import annotations
 
 import json

@@ -1,3 +1,7 @@
+"""resolver/thresholds.py: which approved threshold applies, and the database's constraints on the rows.
+
+Only an exact active match gives a rule; the newest approval wins.
+"""
 from __future__ import annotations
 
 from datetime import timedelta

@@ -1,4 +1,8 @@
-"""resolver/domain/codes.py: every code described once, and every door built from it."""
+"""resolver/domain/codes.py: every code described once, and every door built from it.
+
+That each exception of resolver/domain/errors.py takes its status and exit code from its
+member is in tests/domain/test_errors.py.
+"""
 from __future__ import annotations
 
 import json
@@ -7,14 +11,6 @@ import pytest
 
 from resolver.domain import codes
 from resolver.domain.codes import ErrorCode, Reason, WarningCode
-from resolver.domain.errors import ResolverError
-
-
-def _subclasses(cls: type) -> list[type]:
-    found = []
-    for sub in cls.__subclasses__():
-        found += [sub, *_subclasses(sub)]
-    return found
 
 
 # --- the enums themselves -----------------------------------------------------
@@ -46,18 +42,6 @@ def test_error_code__has_status_and_description(code):
     assert 400 <= code.http_status < 600 and code.describe(max_text_length=1, max_collection_ids=1, max_body_bytes=1)
     # Said by the API with no exception behind it (DRF's), or raised and given a command exit code.
     assert code.http_only == (code.exit_code is None)
-
-
-def test_error_code__every_exception_has_its_member():
-    raised = {cls.code for cls in _subclasses(ResolverError)} | {ResolverError.code}
-    assert raised == {code for code in ErrorCode if not code.http_only}
-    for cls in _subclasses(ResolverError):
-        assert (cls.http_status, cls.exit_code) == (cls.code.http_status, cls.code.exit_code), cls
-
-
-def test_error_code__an_http_only_code_cannot_be_raised():
-    with pytest.raises(TypeError):
-        type("NotFound", (ResolverError,), {"code": ErrorCode.NOT_FOUND})
 
 
 def test_reason__no_candidates_has_its_own_legend():

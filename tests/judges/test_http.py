@@ -1,9 +1,10 @@
 """resolver/judges/http.py: the one retrying POST every HTTP judge uses, bounded in time and bytes.
 
-The retry rules (statuses, hints, backoff) are exercised through each judge
-(tests/judges/test_jev.py, test_openai.py); here, what the shared POST adds
-whatever the judge: every byte of an attempt before its end, against a real
-loopback server that trickles a chunked answer, and a bound on the answer's size.
+The retry rules (statuses, backoff) are exercised through each judge
+(tests/judges/test_jev.py, test_openai.py); here, how a retry hint is read
+(Retry-After, retry-after-ms), and what the shared POST adds whatever the
+judge: every byte of an attempt before its end, against a real loopback
+server that trickles a chunked answer, and a bound on the answer's size.
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 import responses
 
 from resolver.judges import http
+from resolver.judges.http import retry_after_seconds
 from tests.support.slow_peers import ChunkTrickler
 
 JSON_200 = (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
@@ -58,3 +60,19 @@ def test_post_json__an_answer_within_the_bound_is_read_whole():
     responses.add(responses.POST, "https://judge.example/v1", body=body, status=200, content_type="application/json")
     exchange = _post("https://judge.example/v1", seconds=5.0)
     assert exchange.reason == "ok" and exchange.body == {"ok": "x" * 4096}
+
+
+@pytest.mark.parametrize(
+    ("headers", "expected"),
+    [
+        ({}, None),
+        ({"retry-after-ms": "250"}, 0.25),
+        ({"retry-after-ms": "nope", "retry-after": "3"}, 3.0),
+        ({"retry-after": "1.5"}, 1.5),
+        ({"retry-after": "-1"}, None),
+        ({"retry-after": "soon"}, None),
+        ({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}, 0.0),
+    ],
+)
+def test_retry_after_seconds(headers: dict[str, str], expected: float | None) -> None:
+    assert retry_after_seconds(headers) == expected

@@ -1,3 +1,10 @@
+"""The Jev judge (resolver/judges/jev.py) over its HTTP exchange (resolver/judges/http.py), without a server.
+
+With `responses` and a fake clock: the request it sends, retries within the
+budget, defective answers, logs without secrets, one session per process,
+and how settings pick a judge. The disabled judge's own tests are in
+tests/judges/test_disabled.py, the retry hints' in tests/judges/test_http.py.
+"""
 from __future__ import annotations
 
 import dataclasses
@@ -22,7 +29,6 @@ from resolver.domain.judgment import (
 from resolver.conf import resolver_settings
 from resolver.judges import DisabledJudge, JevJudge, Judge
 from resolver.judges.http import JudgeConnections
-from resolver.judges.http import retry_after_seconds
 from resolver.judges.registry import judges
 
 BASE = "https://jev.test"
@@ -388,28 +394,6 @@ def test_session__is_shared_per_process(fake_time: FakeTime) -> None:
 def test_judges__satisfy_the_protocol(fake_time: FakeTime) -> None:
     assert isinstance(make_judge(fake_time), Judge)
     assert isinstance(DisabledJudge(), Judge)
-
-
-def test_disabled_judge__is_unavailable(question: Question) -> None:
-    assert DisabledJudge().judge(question, request_id="r1") == JudgmentUnavailable(reason="disabled")
-
-
-# -- retry hints -------------------------------------------------------------------------
-
-@pytest.mark.parametrize(
-    ("headers", "expected"),
-    [
-        ({}, None),
-        ({"retry-after-ms": "250"}, 0.25),
-        ({"retry-after-ms": "nope", "retry-after": "3"}, 3.0),
-        ({"retry-after": "1.5"}, 1.5),
-        ({"retry-after": "-1"}, None),
-        ({"retry-after": "soon"}, None),
-        ({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}, 0.0),
-    ],
-)
-def test_retry_after_seconds(headers: dict[str, str], expected: float | None) -> None:
-    assert retry_after_seconds(headers) == expected
 
 
 # -- settings ------------------------------------------------------------------------------

@@ -8,7 +8,7 @@
 A strategy fills a `Pass` (base.py); the reader downloads what the pass lacks
 with one calendar-multiget, sorts the members by kind and keeps the new sync
 state. A new way of reading is a new module here, with its own test file
-(tests/calendars/test_strategy_<name>.py), and a profile that picks it.
+(tests/calendars/strategies/test_<name>.py), and a profile that picks it.
 """
 from __future__ import annotations
 

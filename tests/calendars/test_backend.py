@@ -1,4 +1,4 @@
-"""A calendar backend written from docs/calendars.md, "Adding a calendar backend", and nothing else.
+"""resolver/calendars/backend.py: a backend written from docs/calendars.md ("Adding a calendar backend") alone.
 
 It is checked at start-up (resolver.E012 names what a class lacks) and read
 by a door like the CalDAV backend.

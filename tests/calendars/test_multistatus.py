@@ -1,12 +1,24 @@
-"""The calendar-query the resolver sends: filtered on the server, never too strictly."""
+"""resolver/calendars/caldav/multistatus.py: the request bodies the reader sends, and the rule for an answer.
+
+The calendar-query is filtered on the server, never too strictly; the
+sync-collection and calendar-multiget bodies ask for what the reader reads;
+every answer's status goes through `answered`, for every request the reader
+sends. Parsing a server's multistatus is tested through the reader, against
+scripted and real servers (tests/calendars/test_hostile_server.py,
+tests/calendars/test_exact_hrefs.py, tests/faults/).
+"""
 from __future__ import annotations
 
 from datetime import datetime, timezone
 
+import pytest
 from lxml import etree
 
 from resolver.calendars.caldav import multiget_body, query_body, sync_body
+from resolver.calendars.caldav.http import Answer
+from resolver.calendars.caldav.multistatus import Multistatus, answered
 from resolver.calendars.ical import window_from
+from resolver.domain.errors import CalendarUnavailable
 from resolver.domain.items import Kind
 
 NS = {"C": "urn:ietf:params:xml:ns:caldav", "D": "DAV:"}
@@ -59,3 +71,33 @@ def test_query__events_in_the_window_by_default():
 def test_query__events_without_time_range_when_switched_off():
     event = parsed(Kind.EVENT, time_range=False).find("C:filter/C:comp-filter/C:comp-filter", NS)
     assert event.get("name") == "VEVENT" and len(event) == 0
+
+
+# --- the rule for an answer's status ----------------------------------------------
+
+FOUND = Multistatus(responses=[])
+
+
+def reason(answer: Answer, *, required: bool) -> str:
+    with pytest.raises(CalendarUnavailable) as err:
+        answered(answer, required=required)
+    return str(err.value.details["reason"])
+
+
+@pytest.mark.parametrize("required", [True, False])
+def test_multistatus_rule__401_is_the_credentials_whatever_was_asked(required: bool) -> None:
+    assert reason(Answer(401), required=required) == "unauthorized"
+
+
+def test_multistatus_rule__a_required_answer_must_be_a_multistatus() -> None:
+    assert answered(Answer(207, FOUND)) is FOUND and answered(Answer(200, FOUND)) is FOUND
+    assert reason(Answer(403), required=True) == "forbidden"
+    assert reason(Answer(500), required=True) == "http_500"
+    assert reason(Answer(207), required=True) == "http_207"  # a body that did not parse as one
+
+
+def test_multistatus_rule__an_optional_answer_is_a_207_multistatus_or_nothing() -> None:
+    assert answered(Answer(207, FOUND), required=False) is FOUND
+    assert answered(Answer(200, FOUND), required=False) is None
+    assert answered(Answer(403), required=False) is None
+    assert answered(Answer(409), required=False) is None

@@ -1,3 +1,8 @@
+"""resolver/admin.py: approving and deactivating thresholds, the evidence on the change page, the provenance pages.
+
+A stale fingerprint is flagged in the list. Approval across judge backends
+is in tests/judges/test_admin_backends.py.
+"""
 from __future__ import annotations
 
 import base64

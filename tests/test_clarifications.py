@@ -1,4 +1,4 @@
-"""Clarification tokens: signed, expiring, bound to a user, and free of private text."""
+"""resolver/clarifications.py: clarification tokens, signed, expiring, bound to a user, and free of private text."""
 from __future__ import annotations
 
 import base64
