@@ -289,6 +289,7 @@ def check_url(url: str) -> str:
     an unknown one get the same answer, so the form maps nothing.
     """
     from resolver.calendars.caldav import addresses
+    from resolver.watchdog import LookupTimedOut
 
     url = (url or "").strip()
     parts = urlsplit(url)
@@ -307,7 +308,7 @@ def check_url(url: str) -> str:
             addresses.resolve_checked(host, port)
         except addresses.AddressRefused:
             raise _refuse("address_not_allowed", NOT_ALLOWED) from None
-        except addresses.LookupTimedOut:
+        except LookupTimedOut:
             raise _refuse("unreachable", "The server could not be reached (no answer, or too slow).") from None
     return url
 

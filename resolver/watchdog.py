@@ -2,7 +2,9 @@
 
 The CalDAV reader (resolver/calendars/caldav/http.py, connections.py) and the
 HTTP judges (resolver/judges/http.py) both mount `GuardedAdapter` and read
-their bodies under `watch`: a server is never trusted to keep time.
+their bodies under `watch`: a server is never trusted to keep time. The name
+lookup before a connection is bounded too (`lookup`: the request's deadline,
+whoever named the server, the operator or a person).
 
 A socket timeout bounds one read; a server sending its status line and
 headers a byte at a time never lets one read time out, and urllib3 reads the
@@ -19,6 +21,7 @@ in the same thread by the connection when it waits for the response.
 from __future__ import annotations
 
 import heapq
+import ipaddress
 import itertools
 import socket
 import threading
@@ -30,6 +33,8 @@ from typing import Any, Iterator
 from requests.adapters import HTTPAdapter
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+
+from resolver.domain import deadline
 
 _end: ContextVar[float | None] = ContextVar("http_exchange_end", default=None)
 
@@ -122,7 +127,77 @@ def socket_of(raw: Any) -> object | None:
     return getattr(connection, "sock", None)
 
 
+class LookupTimedOut(Exception):
+    """The name's lookup outlived the request's deadline: nothing was sent. Not an OSError (no retry)."""
+
+
+def lookup(host: str, port: int) -> list[Any]:
+    """getaddrinfo, given no longer than the request's deadline leaves (LookupTimedOut past it)."""
+    lookup = socket.getaddrinfo  # looked up now: the one in force for this call (tests fake it)
+    left = deadline.remaining()
+    if left is None:
+        return lookup(host, port, type=socket.SOCK_STREAM)
+    if left <= 0:
+        raise LookupTimedOut(host)
+    answer: dict[str, Any] = {}
+    done = threading.Event()
+
+    def run() -> None:
+        try:
+            answer["infos"] = lookup(host, port, type=socket.SOCK_STREAM)
+        except BaseException as err:  # handed to the waiting request
+            answer["error"] = err
+        finally:
+            done.set()
+
+    # A thread per lookup, not a pool: one slow name must not queue another request's lookups.
+    threading.Thread(target=run, name="http-lookup", daemon=True).start()
+    if not done.wait(left):
+        raise LookupTimedOut(host)
+    if "error" in answer:
+        raise answer["error"]
+    return answer["infos"]  # type: ignore[no-any-return]
+
+
+def _by_address(connection: Any, connect: Any) -> Any:
+    """Connect `connection` to its host's addresses in turn, the name looked up under the deadline.
+
+    urllib3 looks a name up with the system resolver, bounded by nothing of
+    ours; here the lookup is `lookup` (it ends at the request's deadline), and
+    each address it gives is connected to as urllib3 would (the next one after
+    a failure). The name stays what the server sees: the Host header is
+    written before connecting, and TLS is asked for the name (server_hostname).
+    An address literal, or a call outside any request's deadline, connects as
+    urllib3 does.
+    """
+    name = connection._dns_host
+    try:
+        ipaddress.ip_address(name.strip("[]"))
+        return connect()
+    except ValueError:
+        pass
+    if deadline.remaining() is None:
+        return connect()
+    infos = lookup(name, connection.port or connection.default_port)
+    if getattr(connection, "server_hostname", "absent") is None:
+        connection.server_hostname = name.rstrip(".")
+    error: Exception | None = None
+    try:
+        for address in dict.fromkeys(str(info[4][0]) for info in infos):
+            connection._dns_host = address
+            try:
+                return connect()
+            except OSError as err:  # urllib3's NewConnectionError and ConnectTimeoutError are OSErrors
+                error = err
+    finally:
+        connection._dns_host = name
+    raise error if error is not None else OSError(f"{name} has no address")
+
+
 class _GuardedHTTPConnection(HTTPConnection):
+    def _new_conn(self) -> Any:
+        return _by_address(self, super()._new_conn)
+
     def getresponse(self, *args: Any, **kwargs: Any) -> Any:
         with guarded(self):
             return super().getresponse(*args, **kwargs)
@@ -135,7 +210,7 @@ class _GuardedHTTPSConnection(HTTPSConnection):
     _handshake: int | None = None
 
     def _new_conn(self) -> Any:
-        sock = super()._new_conn()
+        sock = _by_address(self, super()._new_conn)
         self._handshake = watch(sock)
         return sock
 

@@ -14,8 +14,12 @@ from types import SimpleNamespace
 from typing import Iterator
 
 import pytest
+import requests
 
 from resolver import watchdog
+from resolver.domain import deadline
+from tests.support.loopback_http import LoopbackHTTP
+from tests.support.slow_peers import SlowDNS
 
 
 @pytest.fixture
@@ -70,3 +74,45 @@ def test_watchdog__guarded_releases_the_socket_when_the_headers_came_in_time(pai
     time.sleep(0.3)
     theirs.sendall(b"y")
     assert ours.recv(1) == b"y"
+
+
+# --- the name lookup, under the request's deadline ---------------------------------------------------
+
+
+def test_lookup__a_name_that_does_not_answer_ends_at_the_deadline():
+    with SlowDNS("slow-dns.example").installed() as dns, deadline.running(0.3):
+        with pytest.raises(watchdog.LookupTimedOut):
+            watchdog.lookup("slow-dns.example", 80)
+        assert dns.pending() == 1
+
+
+def test_guarded_adapter__a_slow_name_ends_at_the_deadline_before_any_connection():
+    session = requests.Session()
+    session.mount("http://", watchdog.GuardedAdapter())
+    with SlowDNS("slow-dns.example", address="127.0.0.1").installed() as dns, deadline.running(0.3):
+        with pytest.raises(watchdog.LookupTimedOut):
+            session.get("http://slow-dns.example:9/", timeout=5)
+        assert dns.pending() == 1
+
+
+def test_guarded_adapter__a_name_is_connected_by_its_address_and_still_named_in_the_host_header():
+    seen: list[str] = []
+
+    def answer(handler):
+        seen.append(handler.headers["Host"])
+        handler.send_response(200)
+        handler.send_header("Content-Length", "2")
+        handler.end_headers()
+        handler.wfile.write(b"ok")
+
+    session = requests.Session()
+    session.mount("http://", watchdog.GuardedAdapter())
+    server = LoopbackHTTP(answer, methods=("GET",))
+    try:
+        with SlowDNS("named.example", address="127.0.0.1").installed() as dns:
+            dns.answer()
+            with deadline.running(5):
+                response = session.get(f"http://named.example:{server.port}/", timeout=5)
+    finally:
+        server.stop()
+    assert response.text == "ok" and seen == [f"named.example:{server.port}"]

@@ -111,6 +111,8 @@ def _attempt(session: requests.Session, url: str, payload: bytes, headers: Mappi
         with watchdog.ending(end):
             response = session.post(url, data=payload, headers=dict(headers), timeout=timeout, stream=True)
         content = _content(response, end)
+    except watchdog.LookupTimedOut:  # the judge's name did not resolve before the deadline: no time is left
+        return Exchange(reason="timeout", attempts=attempts), False, None
     except AnswerTooLarge:
         return (Exchange(reason="defective_response", attempts=attempts, detail="answer_too_large"), False, None)
     except requests.Timeout:

@@ -214,6 +214,18 @@ def test_api_resolve__slow_dns_of_a_saved_account_ends_at_the_deadline(slow_name
     assert_timeout(response.json()["error"])
 
 
+def test_api_resolve__slow_dns_of_the_operators_own_server_ends_at_the_deadline(settings, alice):
+    """The settings' CALDAV_URL is the operator's (connected by name, private allowed), but its lookup is
+    still bounded by the request's deadline (resolver/watchdog.py), not by the system resolver's timeouts."""
+    settings.RESOLVER = {"CALDAV_URL": "http://slow-dns.example/", "CALDAV_USERNAME": "u", "CALDAV_PASSWORD": "p",
+                         **BUDGET}
+    with SlowDNS("slow-dns.example", address="127.0.0.1").installed() as dns:
+        response = api_for(alice).post("/v1/resolve", {"text": "Quarterly report", "kind": "task"}, format="json")
+        assert dns.pending() == 1  # the request stopped waiting; the lookup had not answered
+    assert response.status_code == 503
+    assert_timeout(response.json()["error"])
+
+
 # --- 2. consecutive steps share one deadline ------------------------------------------------------
 
 

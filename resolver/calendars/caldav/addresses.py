@@ -24,7 +24,7 @@ every document fetch, each connection:
 
 The lookup is bounded by what is left of the request's deadline: it runs in
 a worker thread (a system lookup cannot be interrupted) and the request stops
-waiting for it when the deadline passes (`LookupTimedOut`; the reader says
+waiting for it when the deadline passes (`resolver.watchdog.LookupTimedOut`; the reader says
 `timeout`), so a name whose servers answer slowly costs no more than the
 budget. The table is read once per process; `socket.getaddrinfo` is looked up on each
 call, so tests fake DNS by patching it.
@@ -34,15 +34,12 @@ from __future__ import annotations
 import csv
 import functools
 import ipaddress
-import socket
-import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import idna
 
-from resolver.domain import deadline
+from resolver.watchdog import lookup
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -55,10 +52,6 @@ class AddressRefused(Exception):
 
     Not an OSError, so no HTTP library mistakes it for a dropped connection and retries.
     """
-
-
-class LookupTimedOut(Exception):
-    """The name's lookup outlived the request's deadline: nothing was sent. Not an OSError (no retry)."""
 
 
 class BadHostName(ValueError):
@@ -164,7 +157,7 @@ def resolve_checked(host: str, port: int) -> list[IPAddress]:
         addresses = [literal]
     else:
         try:
-            infos = _lookup(host, port)
+            infos = lookup(host, port)
         except (OSError, UnicodeError, ValueError):
             raise AddressRefused(host) from None
         addresses = list(dict.fromkeys(parse_address(str(info[4][0])) for info in infos))
@@ -173,29 +166,3 @@ def resolve_checked(host: str, port: int) -> list[IPAddress]:
     return addresses
 
 
-def _lookup(host: str, port: int) -> list[Any]:
-    """getaddrinfo, given no longer than the request's deadline leaves (LookupTimedOut past it)."""
-    lookup = socket.getaddrinfo  # looked up now: the one in force for this call (tests fake it)
-    left = deadline.remaining()
-    if left is None:
-        return lookup(host, port, type=socket.SOCK_STREAM)
-    if left <= 0:
-        raise LookupTimedOut(host)
-    answer: dict[str, Any] = {}
-    done = threading.Event()
-
-    def run() -> None:
-        try:
-            answer["infos"] = lookup(host, port, type=socket.SOCK_STREAM)
-        except BaseException as err:  # handed to the waiting request
-            answer["error"] = err
-        finally:
-            done.set()
-
-    # A thread per lookup, not a pool: one slow name must not queue another person's lookups.
-    threading.Thread(target=run, name="caldav-lookup", daemon=True).start()
-    if not done.wait(left):
-        raise LookupTimedOut(host)
-    if "error" in answer:
-        raise answer["error"]
-    return answer["infos"]  # type: ignore[no-any-return]

@@ -37,9 +37,10 @@ import requests
 import urllib3.exceptions
 
 from resolver import watchdog
+from resolver.watchdog import LookupTimedOut
 from resolver.domain import deadline
 from resolver.calendars.caldav.account import CalDAVAccount, Origin
-from resolver.calendars.caldav.addresses import AddressRefused, LookupTimedOut
+from resolver.calendars.caldav.addresses import AddressRefused
 from resolver.calendars.caldav.connections import PinnedAdapter
 from resolver.calendars.caldav.multistatus import Multistatus, MultistatusParser
 from resolver.domain.errors import CalendarUnavailable
