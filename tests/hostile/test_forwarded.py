@@ -14,12 +14,7 @@ import pytest
 from django.test import Client
 
 from lifeproject.dev import uvicorn_command
-<<<<<<< HEAD
 from resolver.throttling import ResolveThrottle
-from resolver.client_address import client_address
-=======
-from resolver.api.base import ResolveThrottle
->>>>>>> testnames
 
 pytestmark = pytest.mark.django_db
 
