@@ -12,9 +12,7 @@ import subprocess
 import sys
 from datetime import timezone
 from pathlib import Path
-from typing import Any, Sequence
-
-import pytest
+from typing import Any
 
 from resolver.calendars.caldav import CalDAVAccount, ReaderRegistry
 from resolver.calendars.memory import MemoryCalendar
@@ -26,42 +24,9 @@ from resolver.domain.pipeline import Status, resolve
 from resolver.domain.ports import NoThresholds
 from resolver.domain.requests import parse_request
 from resolver.judges.disabled import DisabledJudge
+from tests.support.encoding import ITEMS, task
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-def task(uid: str, title: str) -> Item:
-    return make_item(collection_path="/u/home/", uid=uid, title=title, etag=f'"{uid}"', kind=Kind.TASK)
-
-
-ITEMS = [task("licence", "Führerschein verlängern"), task("toner", "Order toner for the printer"),
-         task("lawn", "Mow the backyard"), task("rent", "Pay the rent"), task("bike", "Fix the bike brakes")]
-
-
-class Counting:
-    """The real encoder, counting the texts it was asked to encode."""
-
-    def __init__(self, inner: semantic.MultilingualUSE) -> None:
-        self.inner = inner
-        self.texts: list[str] = []
-
-    @property
-    def name(self) -> str:
-        return self.inner.name
-
-    def encode(self, texts: Sequence[str]) -> Any:
-        self.texts.extend(texts)
-        return self.inner.encode(texts)
-
-
-@pytest.fixture(scope="module")
-def model() -> semantic.MultilingualUSE:
-    return semantic.MultilingualUSE()
-
-
-@pytest.fixture
-def encoder(model) -> Counting:
-    return Counting(model)
 
 
 def _resolve(text: str, *, items: list[Item] = ITEMS, encoder: Any = None, judge: Any = None,

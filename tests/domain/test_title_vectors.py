@@ -6,47 +6,9 @@ signal fills and reads the store is in tests/domain/test_semantic.py.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
-
-import pytest
-
-from resolver.domain import semantic, title_vectors
-from resolver.domain.items import Item, Kind, make_item
+from resolver.domain import title_vectors
 from resolver.domain.matching import title_index
-
-
-def task(uid: str, title: str) -> Item:
-    return make_item(collection_path="/u/home/", uid=uid, title=title, etag=f'"{uid}"', kind=Kind.TASK)
-
-
-ITEMS = [task("licence", "Führerschein verlängern"), task("toner", "Order toner for the printer"),
-         task("lawn", "Mow the backyard"), task("rent", "Pay the rent"), task("bike", "Fix the bike brakes")]
-
-
-class Counting:
-    """The real encoder, counting the texts it was asked to encode."""
-
-    def __init__(self, inner: semantic.MultilingualUSE) -> None:
-        self.inner = inner
-        self.texts: list[str] = []
-
-    @property
-    def name(self) -> str:
-        return self.inner.name
-
-    def encode(self, texts: Sequence[str]) -> Any:
-        self.texts.extend(texts)
-        return self.inner.encode(texts)
-
-
-@pytest.fixture(scope="module")
-def model() -> semantic.MultilingualUSE:
-    return semantic.MultilingualUSE()
-
-
-@pytest.fixture
-def encoder(model) -> Counting:
-    return Counting(model)
+from tests.support.encoding import ITEMS
 
 
 def test_vectors__bounded_least_recently_used_first(encoder):

@@ -9,7 +9,6 @@ import numpy
 import pytest
 
 from resolver import checks, services
-from resolver.domain.items import Kind, make_item
 from tests.encoders import hashing
 from tests.support import memory_backend
 
@@ -26,13 +25,8 @@ def hashing_settings(settings: Any) -> Any:
     # the fusion rule (None) or a model trained on its vectors (docs/retrieval.md).
     settings.RESOLVER = {"CALENDAR_BACKEND": memory_backend.PATH, "SEMANTIC": True, "RELEVANCE_MODEL": None,
                          "SEMANTIC_ENCODER": "tests.encoders.hashing.HashingEncoder"}
-    memory_backend.CALENDAR.items = [
-        make_item(collection_path="/demo/work/", uid=uid, title=title, etag='"e"', kind=Kind.TASK,
-                  href=f"/demo/work/{uid}.ics")
-        for uid, title in (("t1", "Draft portfolio outline"), ("t2", "Review portfolio slides"))
-    ]
-    yield settings
-    memory_backend.CALENDAR.items = []
+    with memory_backend.holding_two_tasks():
+        yield settings
 
 
 def test_docs__the_example_is_the_tested_encoder() -> None:

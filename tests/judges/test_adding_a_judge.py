@@ -17,7 +17,6 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone as django_timezone
 
 from resolver import checks, services, thresholds
-from resolver.domain.items import Kind, make_item
 from resolver.domain.judgment import NO_MATCH, QUESTION_NAME
 from resolver.domain.pipeline import Status
 from resolver.models import ApprovedThreshold
@@ -39,13 +38,8 @@ def acme_settings(settings: Any) -> Any:
         "JUDGE_BACKEND": "tests.judges.acme.AcmeJudge",
         "JUDGE_OPTIONS": {"base_url": "https://acme.test", "model": "acme-2", "api_key": "k-acme"},
     }
-    memory_backend.CALENDAR.items = [
-        make_item(collection_path="/demo/work/", uid=uid, title=title, etag='"e"', kind=Kind.TASK,
-                  href=f"/demo/work/{uid}.ics")
-        for uid, title in (("t1", "Draft portfolio outline"), ("t2", "Review portfolio slides"))
-    ]
-    yield settings
-    memory_backend.CALENDAR.items = []
+    with memory_backend.holding_two_tasks():
+        yield settings
 
 
 def answer_for(title: str, p: float = 0.95) -> Any:

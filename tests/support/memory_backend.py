@@ -6,12 +6,28 @@ servers for reading behaviour.
 """
 from __future__ import annotations
 
-from typing import Any
+from contextlib import contextmanager
+from typing import Any, Iterator
 
 from resolver.calendars.memory import MemoryCalendar
+from resolver.domain.items import Kind, make_item
 
 CALENDAR = MemoryCalendar()
 PATH = "tests.support.memory_backend.MemoryBackend"
+
+
+@contextmanager
+def holding_two_tasks() -> Iterator[MemoryCalendar]:
+    """CALENDAR holds two tasks, "Draft portfolio outline" and "Review portfolio slides", in /demo/work/."""
+    CALENDAR.items = [
+        make_item(collection_path="/demo/work/", uid=uid, title=title, etag='"e"', kind=Kind.TASK,
+                  href=f"/demo/work/{uid}.ics")
+        for uid, title in (("t1", "Draft portfolio outline"), ("t2", "Review portfolio slides"))
+    ]
+    try:
+        yield CALENDAR
+    finally:
+        CALENDAR.items = []
 
 
 class MemoryBackend:
