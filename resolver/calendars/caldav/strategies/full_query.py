@@ -9,13 +9,16 @@ The memo off, full.py reads each request this way with the window's time-range.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from resolver.calendars.caldav import full
 from resolver.calendars.caldav.members import Resource
 from resolver.calendars.caldav.multistatus import query_body
 from resolver.calendars.caldav.strategies.base import Context, Pass
 
 
-class FullQuery:
+@dataclass(frozen=True)
+class FullQuery:  # stateless: one shared instance per process (profiles.py)
     name = "full query"
 
     def read_with(self, ctx: Context, token: str | None) -> Pass:

@@ -8,12 +8,15 @@ hands an ETag out again after a DELETE + PUT.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from resolver.calendars.caldav import etags, stamps
 from resolver.calendars.caldav.caches import SyncState
 from resolver.calendars.caldav.strategies.base import Context, Pass
 
 
-class ListingThenMultiget:
+@dataclass(frozen=True)
+class ListingThenMultiget:  # stateless: one shared instance per process (profiles.py)
     name = "listing then multiget"
 
     def read(self, ctx: Context, state: SyncState) -> Pass:

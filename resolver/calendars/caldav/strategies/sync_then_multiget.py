@@ -7,12 +7,15 @@ any other unexpected answer, is None: the reader reads the collection afresh.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from resolver.calendars.caldav import sync
 from resolver.calendars.caldav.caches import SyncState
 from resolver.calendars.caldav.strategies.base import Context, Pass
 
 
-class SyncThenMultiget:
+@dataclass(frozen=True)
+class SyncThenMultiget:  # stateless: one shared instance per process (profiles.py)
     name = "sync then multiget"
 
     def read(self, ctx: Context, state: SyncState) -> Pass | None:

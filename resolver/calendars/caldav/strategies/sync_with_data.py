@@ -10,6 +10,8 @@ the kind's calendar-query brings it (full_query.py) after the sync's token.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from resolver.calendars.caldav import etags, sync
 from resolver.calendars.caldav.caches import components_named
 from resolver.calendars.caldav.members import Resource
@@ -17,7 +19,8 @@ from resolver.calendars.caldav.strategies.base import Context, Pass
 from resolver.calendars.ical import COMPONENT
 
 
-class SyncWithData:
+@dataclass(frozen=True)
+class SyncWithData:  # stateless: one shared instance per process (profiles.py)
     name = "sync with data"
 
     def first(self, ctx: Context, *, data: bool) -> sync.Changes | None:
