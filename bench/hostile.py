@@ -229,7 +229,7 @@ def _in_child(flag: list[str], tree: str | None, timeout: float) -> None:
 
 
 def main() -> None:
-    from resolver.calendars.caldav.calendar import DEFAULT_MAX_RESPONSE_BYTES
+    from resolver.conf import DEFAULTS
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reader", help="path of an ical.py to measure instead of the current one")
@@ -239,7 +239,7 @@ def main() -> None:
     parser.add_argument("--title-mb", type=float, default=1.0)
     parser.add_argument("--worst", action="store_true", help="a full response of titles at the bound")
     parser.add_argument("--title-chars", type=int, default=500)
-    parser.add_argument("--response-mib", type=float, default=DEFAULT_MAX_RESPONSE_BYTES / 1024 / 1024)
+    parser.add_argument("--response-mib", type=float, default=DEFAULTS["MAX_RESPONSE_BYTES"] / 1024 / 1024)
     parser.add_argument("--child", choices=["titles", "worst"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child == "titles":

@@ -70,9 +70,9 @@ class Server:
                 found[href] = etag
         return found
 
-    def calendar(self) -> CalDAVCalendar:
+    def calendar(self, **options: object) -> CalDAVCalendar:
         return CalDAVCalendar(url=self.url, username=self.username, password=self.password, timeout=10.0,
-                              registry=ReaderRegistry())
+                              registry=ReaderRegistry(), **options)
 
 
 @pytest.fixture(scope="module", params=["radicale", "xandikos"])
@@ -101,11 +101,7 @@ def test_hrefs__byte_for_byte_and_they_reach_the_resource(server: Server, sync: 
         response = server.send("PUT", f"{server.home}{cid}/{name}", data=vtodo(f"enc-{n}", title).encode(),
                                headers={"Content-Type": "text/calendar; charset=utf-8"})
         assert response.status_code in (201, 204), (name, response.status_code)
-    calendar = server.calendar()
-    if sync == "memo off":
-        calendar.parse_cache_items = 0
-    else:
-        calendar.sync = sync
+    calendar = server.calendar(**({"parse_cache_items": 0} if sync == "memo off" else {"sync": sync}))
     listed = server.listing(cid)
     for _read in range(2):  # the first read, then the incremental one
         items = calendar.fetch(kind=Kind.TASK, collection_ids=[cid]).items

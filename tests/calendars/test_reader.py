@@ -43,7 +43,7 @@ def read_once(server: ScriptedDAV) -> CalDAVCalendar:
 def listed(server: ScriptedDAV, cal: CalDAVCalendar) -> tuple[list[str], list[tuple[str, str, str | None]]]:
     """The reader's collections, and the (method, path, depth) of each request it sent for them."""
     reader, before = cal.reader(), len(server.seen)
-    found: Any = deadline.bounded(lambda: reader.collections(reader.transport(cal._options())))()
+    found: Any = deadline.bounded(lambda: reader.collections(reader.transport(cal.options)))()
     return [c.url_path for c in found], [(r.method, r.path, r.depth) for r in server.seen[before:]]
 
 

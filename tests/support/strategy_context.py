@@ -41,7 +41,7 @@ def calendar(server: ScriptedDAV, **options: Any) -> CalDAVCalendar:
 
 def context(cal: CalDAVCalendar, *, kind: Kind = Kind.TASK) -> tuple[Context, RecordingKeeper]:
     keeper = RecordingKeeper()
-    options = cal._options()
+    options = cal.options
     now = datetime.now(timezone.utc)
     return Context(transport=cal.reader().transport(options), path=COLLECTION, kind=kind,
                    window=Window(start=now, end=now + timedelta(days=90)), options=options, skipped=[],

@@ -39,7 +39,8 @@ One concern per module:
                 unknown): it picks the strategy
 - ctags.py      CS:getctag as a witness that nothing changed
 - flight.py     concurrent fetches of the same collections share one read (one in flight, one queued)
-- options.py    ReadOptions, what the calendar hands its reader with every call
+- options.py    ReadOptions, every option of a read, built once from the settings; what the
+                calendar hands its reader with every call
 - reader.py     CalDAVReader, one account's reads and what it remembers
 - registry.py   ReaderRegistry, one reader per account; the process's (readers())
 - calendar.py   CalDAVCalendar, the port
@@ -47,14 +48,13 @@ One concern per module:
 from __future__ import annotations
 
 from resolver.calendars.caldav.account import CalDAVAccount, Origin
-from resolver.calendars.caldav.calendar import (
-    DEFAULT_MAX_RESPONSE_BYTES, CalDAVCalendar, limits_from_settings,
-)
+from resolver.calendars.caldav.calendar import CalDAVCalendar
+from resolver.calendars.caldav.options import ReadOptions
 from resolver.calendars.caldav.multistatus import multiget_body, query_body, sync_body
 from resolver.calendars.caldav.reader import CalDAVReader
 from resolver.calendars.caldav.registry import ReaderRegistry, readers, use_registry
 
 __all__ = [
-    "CalDAVAccount", "CalDAVCalendar", "CalDAVReader", "DEFAULT_MAX_RESPONSE_BYTES", "Origin", "ReaderRegistry",
-    "limits_from_settings", "multiget_body", "query_body", "readers", "sync_body", "use_registry",
+    "CalDAVAccount", "CalDAVCalendar", "CalDAVReader", "Origin", "ReadOptions", "ReaderRegistry",
+    "multiget_body", "query_body", "readers", "sync_body", "use_registry",
 ]

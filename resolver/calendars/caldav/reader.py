@@ -110,7 +110,7 @@ class CalDAVReader:
         return f"<CalDAVReader {self.account.label or self.account.username or '-'}@{self.client.origin.base}>"
 
     def transport(self, options: ReadOptions) -> Transport:
-        return Transport(self.client, timeout=options.timeout, max_bytes=options.max_bytes)
+        return Transport(self.client, timeout=options.timeout, max_bytes=options.max_response_bytes)
 
     def forget(self) -> None:
         """Everything this reader remembers, and its connections (what a new process starts with)."""
@@ -170,7 +170,7 @@ class CalDAVReader:
             return self._shared_read(kind=kind, collection_ids=wanted_ids, options=options)
 
         shared = self.flights.join((kind.value, wanted_ids, options), read, where=repr(self)) \
-            if options.shared else read()
+            if options.shared_reads else read()
         window = Window(start=now, end=now + timedelta(days=options.horizon_days))
         items: list[Item] = []
         skipped: list[SkippedResource] = list(shared.skipped)
