@@ -245,7 +245,12 @@ def test_hostile_series_are_read_within_the_budget(on_wild: Wild) -> None:
 
 
 @pytest.mark.django_db  # the approved thresholds are read for a ranked reference
-def test_a_long_title_resolves_by_its_beginning(on_wild: Wild) -> None:
+def test_a_long_title_resolves_by_its_beginning(on_wild: Wild, settings) -> None:
+    # Read without the server's time-range filter: Radicale stalls on it for the dense series
+    # (test_ordinary_items_resolve_as_in_a_calm_collection covers that) and, still busy with the
+    # abandoned query, once let the read after it outlast CALDAV_TIMEOUT (2 s) on a loaded
+    # machine. The cut title is what is tested here.
+    settings.RESOLVER = {**settings.RESOLVER, "EVENT_TIME_RANGE_FILTER": False}
     envelope = _service("Hostile long title padding", "event", "wild")
     listed = envelope["data"]["candidates"] if envelope["status"] != "ok" else [envelope["data"]]
     [cut] = [item for item in listed if item["uid"] == "hostile-long-title"]
