@@ -66,6 +66,8 @@ class Grammar:
     overdue: re.Pattern[str] | None
     filler: re.Pattern[str]
     tables: dict[str, dict[str, Any]]
+    # Before a clock time, what makes it the new time of a change, not the one meant (None: nothing does).
+    moved_to: re.Pattern[str] | None = None
 
     def look_up(self, table: str, word: str | None) -> Any:
         """The table's value for a matched word (case and inner whitespace ignored), None if absent."""
@@ -121,7 +123,8 @@ def grammar(language: str = DEFAULT_GRAMMAR) -> Grammar:
     return Grammar(language=language, days=_compiled(data.get("day", []), fragments, tables, _READERS),
                    times=_compiled(data.get("time", []), fragments, tables, ("clock",)),
                    overdue=rx(other["overdue"]) if other.get("overdue") else None,
-                   filler=rx(other.get("filler", r"(?!)")), tables=tables)
+                   filler=rx(other.get("filler", r"(?!)")), tables=tables,
+                   moved_to=rx(other["moved_to"]) if other.get("moved_to") else None)
 
 
 @dataclass(frozen=True)
@@ -142,7 +145,8 @@ def find_time_expression(text: str, *, now: datetime, tz: tzinfo,
     days, part = (found[0], found[1]) if found is not None else (None, None)
     if found is not None:
         spans.append(found[2])
-    clock = _first_time(text, rules, spans)
+    moved: list[tuple[int, int]] = []
+    clock = _first_time(text, rules, spans, moved)
     if days is None and rules.overdue is not None:
         overdue = rules.overdue.search(text)
         if overdue is not None:
@@ -155,6 +159,9 @@ def find_time_expression(text: str, *, now: datetime, tz: tzinfo,
     range_ = _range(days=days, part=part, clock=clock, local_now=local_now, tz=tz)
     if range_ is None:
         return None
+    if moved:
+        # The new time ("to 8pm") names no title either: out of the rest, with the word that introduced it.
+        text = "".join(" " if any(start <= n < end for start, end in moved) else c for n, c in enumerate(text))
     rest, expression = _remove(text, spans, rules.filler)
     return TimeExpression(range=range_, rest=rest, expression=expression)
 
@@ -172,11 +179,17 @@ def _first_day(text: str, rules: Grammar,
     return None
 
 
-def _first_time(text: str, rules: Grammar, spans: list[tuple[int, int]]) -> time | None:
-    """The first clock time outside the day's span; its span is added to `spans`."""
+def _first_time(text: str, rules: Grammar, spans: list[tuple[int, int]],
+                moved: list[tuple[int, int]] | None = None) -> time | None:
+    """The first clock time outside the day's span; its span is added to `spans`. A time the grammar's
+    `moved_to` introduces is the new time of a change: skipped, its span (and the word) added to `moved`."""
     for _name, pattern in rules.times:
         for match in pattern.finditer(text):
-            if any(match.start() < end and match.end() > start for start, end in spans):
+            if any(match.start() < end and match.end() > start for start, end in spans + (moved or [])):
+                continue
+            target = rules.moved_to.search(text, 0, match.start()) if rules.moved_to is not None else None
+            if target is not None and moved is not None:
+                moved.append((target.start(), match.end()))
                 continue
             clock = _read_time(_groups(match), rules)
             if clock is not None:
