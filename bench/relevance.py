@@ -60,6 +60,7 @@ class Recorder:
     """A ranker that records what the model would weigh and keeps the matcher's order."""
 
     name = "recorder"
+    reads_words = True  # record every feature, the word features too
 
     def __init__(self, centroid: Any = None) -> None:
         self.last: Any = None

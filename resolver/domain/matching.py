@@ -101,6 +101,10 @@ class ScoredCandidate:
     initialism: bool = field(default=False, compare=False)
     # The share of the title's distinct words the reference covers (the relevance model's feature).
     coverage: float = field(default=0.0, compare=False)
+    # The reference's significant words this title matches in no way, and the title's significant words no
+    # reference word covers: the relevance model compares the two ("violin" left over where "piano" is).
+    left_over: tuple[str, ...] = field(default=(), compare=False)
+    uncovered: tuple[str, ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True)
@@ -523,7 +527,7 @@ def _rank(
         return [], 0
     check_deadline()
     index = title_index(items, language=language, memo=memo)
-    hits, scores, unmatched, by_initials, coverage, unknown = _scores(words, all_tokens, bonus_words, index)
+    hits, scores, unmatched, by_initials, coverage, unknown, matched = _scores(words, all_tokens, bonus_words, index)
     check_deadline()
     if unknown_out is not None:
         unknown_out.append(unknown)
@@ -541,15 +545,15 @@ def _rank(
     # Coarse order in C: time first, then the score's near-tie bucket.
     coarse = _coarse_cut(np.lexsort((buckets, first)), first, buckets, limit)
     ranked = _fine_order(words, index, items, hits, coarse, scores, first, buckets, in_range_flags,
-                         unmatched, by_initials, coverage, limit)
+                         unmatched, by_initials, coverage, limit, matched)
     return ranked, int(hits.size)
 
 
 def _qualities(words: list[str], all_tokens: list[str], bonus_words: Sequence[str],
-               index: TitleIndex) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+               index: TitleIndex) -> tuple[np.ndarray, np.ndarray, np.ndarray, Covers]:
     """Per reference word, each title's best match quality (a row over titles), how many
-    of each title's distinct words some reference word covered, and the titles where some
-    reference word's best match is the title's initials."""
+    of each title's distinct words some reference word covered, the titles where some
+    reference word's best match is the title's initials, and which title words are covered."""
     total = len(index.items)
     exact_in_vocabulary = [w in index.vocabulary_set for w in words]
     matches = _token_matches(words, index)
@@ -571,20 +575,36 @@ def _qualities(words: list[str], all_tokens: list[str], bonus_words: Sequence[st
     cover_tokens = set(chain.from_iterable(matches)) | {w for w in (match_key(b) for b in bonus_words) if w}
     for token in cover_tokens:
         covered[index.postings(token)] += 1.0
+    spanned: dict[int, set[str]] = {}
     for special_n in special:
         for position, (_quality, cover) in special_n.items():
             covered[position] += len(cover)
-    return qualities, covered, by_initials
+            spanned.setdefault(position, set()).update(cover)
+    return qualities, covered, by_initials, Covers(tokens=cover_tokens, spanned=spanned)
+
+
+@dataclass(frozen=True)
+class Covers:
+    """The title words some reference word covers: any title's (`tokens`), or one title's by a match that
+    spans its words (`spanned`: a compound, initials)."""
+
+    tokens: set[str]
+    spanned: dict[int, set[str]]
+
+    def uncovered(self, words: Sequence[str], position: int) -> tuple[str, ...]:
+        spanned = self.spanned.get(position, ())
+        return tuple(dict.fromkeys(w for w in words if w not in self.tokens and w not in spanned))
 
 
 def _scores(words: list[str], all_tokens: list[str], bonus_words: Sequence[str],
-            index: TitleIndex) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
+            index: TitleIndex) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, float, Matched]:
     """The positions of the titles some reference word matched, their scores, the share
     of the reference's word weight each matches in no way, which matched by initials,
     the share of each title's words the reference covers, and the share of the reference's
-    word weight that no title matches at all (a word the calendar does not know)."""
+    word weight that no title matches at all (a word the calendar does not know), and what
+    each matched title leaves over (Matched)."""
     total = len(index.items)
-    qualities, covered, by_initials = _qualities(words, all_tokens, bonus_words, index)
+    qualities, covered, by_initials, covers = _qualities(words, all_tokens, bonus_words, index)
     # BM25's IDF of each reference word over the titles it matches (strongly, if any do).
     strong = (qualities >= STRONG).sum(axis=1)
     present = (qualities > 0).sum(axis=1)
@@ -594,13 +614,27 @@ def _scores(words: list[str], all_tokens: list[str], bonus_words: Sequence[str],
     hits = np.flatnonzero(reference > 0)
     unknown = float(weights[present == 0].sum() / weights.sum()) if weights.sum() > 0 else 0.0
     if hits.size == 0:
-        return hits, reference[:0], reference[:0], by_initials[:0], reference[:0], unknown
+        return (hits, reference[:0], reference[:0], by_initials[:0], reference[:0], unknown,
+                Matched(words, hits, qualities[:, :0] > 0, covers))
     distinct = index.distinct[hits]
     coverage = np.minimum(covered[hits], distinct) / np.maximum(distinct, 1.0)
     total_weight = weights.sum()
     unmatched = (weights @ (qualities[:, hits] <= 0)) / total_weight
     return (hits, reference[hits] / total_weight + TITLE_COVERAGE_WEIGHT * coverage, unmatched, by_initials[hits],
-            coverage, unknown)
+            coverage, unknown, Matched(words, hits, qualities[:, hits] > 0, covers))
+
+
+@dataclass(frozen=True)
+class Matched:
+    """Which reference words each matched title (row: a position of `hits`) matches, and the covered words."""
+
+    words: list[str]
+    hits: np.ndarray
+    mask: np.ndarray  # reference words x hits: the word matches that title in some way
+    covers: Covers
+
+    def left_over(self, row: int) -> tuple[str, ...]:
+        return tuple(w for w, found in zip(self.words, self.mask[:, row].tolist()) if not found)
 
 
 def _coarse_cut(coarse: np.ndarray, first: np.ndarray, buckets: np.ndarray, limit: int | None) -> np.ndarray:
@@ -617,7 +651,7 @@ def _coarse_cut(coarse: np.ndarray, first: np.ndarray, buckets: np.ndarray, limi
 def _fine_order(words: list[str], index: TitleIndex, items: Sequence[Item], hits: np.ndarray,
                 coarse: np.ndarray, scores: np.ndarray, first: np.ndarray, buckets: np.ndarray,
                 in_range_flags: np.ndarray, unmatched: np.ndarray, by_initials: np.ndarray,
-                coverage: np.ndarray, limit: int | None) -> list[ScoredCandidate]:
+                coverage: np.ndarray, limit: int | None, matched: Matched) -> list[ScoredCandidate]:
     """The first `limit` candidates (all when None) in their final order.
 
     The order's key is (time first, score bucket, rapidfuzz ratio, soonest time,
@@ -646,7 +680,9 @@ def _fine_order(words: list[str], index: TitleIndex, items: Sequence[Item], hits
     order.sort(key=lambda n: numeric[n] + (_soonest(items[positions[n]]),) + _order_key(items[positions[n]]))
     return [ScoredCandidate(item=items[positions[n]], score=round(float(scores[rows[n]]), 4),
                             in_range=bool(in_range_flags[rows[n]]), unmatched=round(float(unmatched[rows[n]]), 4),
-                            initialism=bool(by_initials[rows[n]]), coverage=round(float(coverage[rows[n]]), 4))
+                            initialism=bool(by_initials[rows[n]]), coverage=round(float(coverage[rows[n]]), 4),
+                            left_over=matched.left_over(rows[n]),
+                            uncovered=matched.covers.uncovered(index.words[positions[n]], positions[n]))
             for n in order[:limit]]
 
 

@@ -194,7 +194,8 @@ def _candidates(run: _Run, expression: Any, *, max_candidates: int, language: st
     else:
         gathered = relevance.gather(text, run.fetched.items, lexical=pool.candidates, matched=pool.matched,
                                     time_range=time_range, tz=run.tz, memo=run.fetched.memo, encoder=semantic,
-                                    language=language, unknown=pool.unknown, centroid=ranker.centroid)
+                                    language=language, unknown=pool.unknown, centroid=ranker.centroid,
+                                    words=ranker.reads_words)
         pool = _scored_pool(ranker, gathered, semantic, max_candidates)
     run.matched()
     run.warnings += _narrowed_warning(pool)

@@ -80,8 +80,16 @@ FEATURES = (
                       # for "kitchen"): the same sentence about another thing
     "hubness",        # the title's cosine with the centroid of references: a title near everything ("Call the
                       # plumber") is near an unrelated reference too, and says less by being near
+    "left_cosine",    # how well the title's uncovered words explain the reference's left-over ones: for the worst
+                      # explained left-over word, its best cosine with an uncovered title word (1 when nothing is
+                      # left over, 0 when the title has nothing uncovered). "ring" for "call" is near, "violin"
+                      # for "piano" less so: another word for it, or another thing
+    "swap",           # substitution x (1 - left_cosine): a word left over where a title word is, and unlike it
 )
-_SIGNAL_ONLY = frozenset({"cosine", "cosine_gap", "cosine_rank", "nearest_first", "cosine_x_lex"})
+_SIGNAL_ONLY = frozenset({"cosine", "cosine_gap", "cosine_rank", "nearest_first", "cosine_x_lex", "left_cosine",
+                          "swap"})
+# Features only some models read, which cost an encoder call (the words): computed when the model asks.
+WORD_FEATURES = frozenset({"left_cosine", "swap"})
 
 # What P(none of them) reads: the pool as a whole, and its most probable candidate ("top").
 POOL_FEATURES = (
@@ -99,6 +107,8 @@ POOL_FEATURES = (
     "words_found_none",    # 1 when no word of the reference matched any title: only the encoder speaks
     "cosine_if_no_words",  # the best cosine when no word matched (its own slope in that regime), else 0
     "top_hubness",
+    "top_left_cosine", "top_swap",
+    "best_left_cosine",  # the best left_cosine of the lexical candidates
 )
 
 
@@ -212,6 +222,13 @@ class RelevanceModel:
         """What the judge's fingerprint names as having chosen its candidates: this scorer."""
         return f"{self.scorer_name(encoder_name)} {self.fingerprint(encoder_name)[:16]}"
 
+    @functools.cached_property
+    def reads_words(self) -> bool:
+        """Some variant reads WORD_FEATURES: gathering must encode the candidates' left-over words."""
+        return any(WORD_FEATURES & (set(v.features) | {f.removeprefix("top_").removeprefix("best_")
+                                                      for f in v.none.features if v.none.weights})
+                   for v in self.variants.values())
+
     def variant(self, with_signal: bool) -> Variant:
         return self.variants[SIGNAL] if with_signal and SIGNAL in self.variants else self.variants[WORDS]
 
@@ -303,6 +320,9 @@ def pool_features(matrix: np.ndarray, utilities: np.ndarray) -> dict[str, float]
         "words_found_none": 0.0 if lexical.any() else 1.0,
         "cosine_if_no_words": 0.0 if lexical.any() else float(cosines[0]),
         "top_hubness": float(column["hubness"][top]),
+        "top_left_cosine": float(column["left_cosine"][top]),
+        "top_swap": float(column["swap"][top]),
+        "best_left_cosine": float(column["left_cosine"][lexical].max()) if lexical.any() else 0.0,
     }
 
 
@@ -321,6 +341,8 @@ class Context:
     unknown: float = 0.0
     # Each candidate title's cosine with the model's centroid of references (empty without the signal).
     hubness: dict[str, float] = field(default_factory=dict)
+    # Each candidate's left_cosine by item ID (empty: the model reads no word features, or no signal).
+    left_cosines: dict[str, float] = field(default_factory=dict)
 
 
 def feature_matrix(lexical: Sequence[ScoredCandidate], extra: Sequence[Item], context: Context,
@@ -374,6 +396,9 @@ def feature_matrix(lexical: Sequence[ScoredCandidate], extra: Sequence[Item], co
     columns["substitution"] = columns["unmatched"] * (1.0 - columns["coverage"])
     columns["hubness"] = numpy.array([context.hubness.get(c.item.item_id, 0.0) for c in candidates],
                                      dtype=numpy.float64)
+    columns["left_cosine"] = numpy.array([context.left_cosines.get(c.item.item_id, 0.0) for c in candidates],
+                                         dtype=numpy.float64)
+    columns["swap"] = columns["substitution"] * (1.0 - columns["left_cosine"])
     matrix = numpy.column_stack([columns[name] for name in features]) if n else numpy.zeros((0, len(features)))
     return candidates, matrix
 
@@ -387,7 +412,7 @@ def _strictly_above(pool: np.ndarray, values: np.ndarray) -> np.ndarray:
 
 
 def signal_cosines(text: str, items: Sequence[Item], index: TitleIndex, memo: MatchingMemo, encoder: Encoder,
-                   lexical: Sequence[ScoredCandidate], centroid: Any = None,
+                   lexical: Sequence[ScoredCandidate], centroid: Any = None, words: Sequence[str] = (),
                    ) -> tuple[tuple[Item, ...], dict[str, float], tuple[str, ...], dict[str, float]] | None:
     """The encoder's nearest titles (items only it brings), every candidate's cosine, the nearest IDs in
     order, and every candidate's hubness (its cosine with `centroid`; empty without one).
@@ -396,7 +421,7 @@ def signal_cosines(text: str, items: Sequence[Item], index: TitleIndex, memo: Ma
     """
     from resolver.domain.semantic import nearest
 
-    found = nearest(text, index, memo, encoder, limit=PREPOOL, floor=PREPOOL_COSINE)
+    found = nearest(text, index, memo, encoder, limit=PREPOOL, floor=PREPOOL_COSINE, words=words)
     if found is None or found.reference is None:
         return None
     # Positions index `items`, this request's: the memo's index may be another sequence with the same titles
@@ -418,6 +443,37 @@ def signal_cosines(text: str, items: Sequence[Item], index: TitleIndex, memo: Ma
     return extra, cosines, nearest_ids, hubness
 
 
+def left_cosines(words: Sequence[str], lexical: Sequence[ScoredCandidate], extra: Sequence[Item],
+                 stopwords: frozenset[str], memo: MatchingMemo, encoder: Encoder) -> dict[str, float] | None:
+    """Each candidate's left_cosine (FEATURES), by item ID; None when the deadline stopped encoding.
+
+    A candidate words found compares what the matcher left over on both sides; one only the encoder
+    brought compares all the reference's significant words with all the title's.
+    """
+    import numpy
+
+    pairs: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+    for candidate in lexical:
+        pairs[candidate.item.item_id] = (candidate.left_over, candidate.uncovered)
+    for item in extra:
+        pairs[item.item_id] = (tuple(words), tuple(dict.fromkeys(t for t in item.title_tokens if t not in stopwords)))
+    needed = list(dict.fromkeys(w for left, title in pairs.values() if left and title for w in left + title))
+    found: dict[str, float] = {}
+    rows = memo.vectors.rows(needed, encoder) if needed else numpy.zeros((0, 0), dtype=numpy.float32)
+    if rows is None:
+        return None
+    at = {w: n for n, w in enumerate(needed)}
+    for item_id, (left, title) in pairs.items():
+        if not left:
+            found[item_id] = 1.0
+        elif not title:
+            found[item_id] = 0.0
+        else:
+            similarity = rows[[at[w] for w in left]] @ rows[[at[w] for w in title]].T
+            found[item_id] = round(float(similarity.max(axis=1).min()), 4)
+    return found
+
+
 @dataclass(frozen=True)
 class Gathered:
     """The wide pool of one reference, ready for the model: what the pipeline and the training script share."""
@@ -430,18 +486,30 @@ class Gathered:
 
 def gather(text: str, items: Sequence[Item], *, lexical: Sequence[ScoredCandidate], matched: int,
            time_range: TimeRange | None, tz: tzinfo, memo: MatchingMemo | None, encoder: Encoder | None,
-           language: str, unknown: float = 0.0, centroid: Any = None) -> Gathered:
-    """The lexical pool (already ranked by the matcher) joined by the encoder's nearest titles and their cosines."""
+           language: str, unknown: float = 0.0, centroid: Any = None, words: bool = False) -> Gathered:
+    """The lexical pool (already ranked by the matcher) joined by the encoder's nearest titles and their cosines;
+    with `words`, also each candidate's left_cosine (a model that reads WORD_FEATURES)."""
     from resolver.domain.matching import title_index
+    from resolver.domain.wordforms import word_forms
 
     context = Context(text=text, time_range=time_range, tz=tz, unknown=unknown)
     extra: tuple[Item, ...] = ()
     # A reader that keeps no memo would have every title encoded on every request:
     # the signal needs the reader's (a shared one would hold other people's titles).
     if encoder is not None and memo is not None and items and text.strip():
+        stopwords = word_forms(language).stopwords
+        significant = list(dict.fromkeys(w for w in tokens_of(match_key(text)) if w not in stopwords)) \
+            if words else []
         found = signal_cosines(text, items, title_index(items, language=language, memo=memo), memo, encoder,
-                               lexical, centroid)
+                               lexical, centroid, significant)
         if found is not None:
             extra, context.cosines, context.nearest, context.hubness = found
             context.with_signal = True
+        if found is not None and words:
+            explained = left_cosines(significant, lexical, extra, stopwords, memo, encoder)
+            if explained is None:
+                # The deadline stopped encoding the words: the model reads words alone, as without the signal.
+                extra, context = (), Context(text=text, time_range=time_range, tz=tz, unknown=unknown)
+            else:
+                context.left_cosines = explained
     return Gathered(lexical=tuple(lexical), extra=extra, context=context, matched=matched)

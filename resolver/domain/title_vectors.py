@@ -87,6 +87,20 @@ class TitleVectors:
                 self._matrices.popitem(last=False)
         return rows
 
+    def remember(self, texts: Sequence[str], rows: np.ndarray, model: str) -> None:
+        """Keep vectors encoded elsewhere (a reference's words, encoded with the reference)."""
+        with self._lock:
+            for text, row in zip(texts, rows):
+                self._rows[(text, model)] = row
+            while len(self._rows) > self._capacity:
+                self._rows.popitem(last=False)
+
+    def rows(self, texts: list[str], encoder: Encoder,
+             expired: Callable[[], bool] = deadline.expired) -> np.ndarray | None:
+        """The vectors of `texts` (titles or single words), one row each, remembered as titles are;
+        None when the deadline cut encoding short."""
+        return self._rows_for(texts, encoder, encoder.name, expired)
+
     def _rows_for(self, titles: list[str], encoder: Encoder, model: str,
                   expired: Callable[[], bool]) -> np.ndarray | None:
         import numpy

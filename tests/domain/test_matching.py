@@ -287,3 +287,20 @@ def test_memo__equal_items_that_are_other_objects_are_looked_up_by_their_titles(
     changed = memo.index(_titled("Renew passport", "Pay the rent"))
     assert changed is not index
     assert not matching._same_items(_titled("Renew passport"), _titled("Renew passport"))
+
+
+def test_score__each_candidate_says_what_it_leaves_over_on_both_sides():
+    """The relevance model compares a reference word no title word matches with the title words no
+    reference word covers ("violin" where "piano" is): the matcher says which they are."""
+    items = [make_item(collection_path="/u/home/", uid=uid, title=title, etag='"1"', kind=Kind.TASK)
+             for uid, title in (("recital", "Zara's piano recital"), ("cab", "Customer advisory board prep"),
+                                ("tap", "Fix the leaking kitchen tap"))]
+
+    def first(reference: str):
+        found = score_candidates(reference, items)[0]
+        return found.item.uid, found.left_over, found.uncovered
+
+    assert first("Zara's violin recital") == ("recital", ("violin",), ("piano",))
+    assert first("fix the bathroom tap") == ("tap", ("bathroom",), ("leaking", "kitchen"))
+    assert first("CAB prep") == ("cab", (), ())  # initials cover the words they span
+    assert first("piano recitals") == ("recital", (), ("zara",))  # a stem covers; stopwords are never left over

@@ -192,3 +192,82 @@ def test_relevance__equal_items_share_their_ranks_so_they_tie(tmp_path):
     scored = model.rank(gathered(0.9, 0.9, 0.5), limit=19)
     by_uid = dict(zip((c.item.uid for c in scored.candidates), scored.probabilities))
     assert by_uid["t0"] == by_uid["t1"] > by_uid["t2"]
+
+
+class WordVectors:
+    """An encoder of known unit vectors: each text's vector is looked up, so every cosine is known."""
+
+    name = "fixture-words"
+
+    def __init__(self, vectors: dict[str, tuple[float, float, float]]) -> None:
+        self.vectors = vectors
+        self.texts: list[str] = []
+
+    def encode(self, texts):
+        import numpy
+
+        self.texts.extend(texts)
+        rows = numpy.array([self.vectors[t] for t in texts], dtype=numpy.float32)
+        return rows / numpy.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def test_relevance__left_cosine_compares_what_each_side_leaves_over():
+    """The worst explained left-over word's best cosine with an uncovered title word; 1 when nothing is left
+    over, 0 when the title has nothing uncovered; every word of both when only the encoder found the title."""
+    from resolver.domain.matching import MatchingMemo
+
+    encoder = WordVectors({"violin": (1, 0, 0), "piano": (0.6, 0.8, 0), "ring": (0, 1, 0), "call": (0, 1, 0),
+                           "sink": (0, 0, 1), "zara": (0, 0, 1), "recital": (1, 1, 0)})
+    recital, plumber, other = item("r", "Zara's piano recital"), item("p", "Call the plumber"), item("o", "Zara")
+    lexical = (ScoredCandidate(item=recital, score=0.7, left_over=("violin",), uncovered=("piano",)),
+               ScoredCandidate(item=plumber, score=0.5, left_over=("ring", "sink"), uncovered=("call",)),
+               ScoredCandidate(item=other, score=0.4, left_over=(), uncovered=()))
+    extra = (item("x", "the recital"),)
+    found = relevance.left_cosines(["violin", "ring"], lexical, extra, frozenset({"the"}), MatchingMemo(), encoder)
+    assert found[recital.item_id] == pytest.approx(0.6)
+    assert found[plumber.item_id] == pytest.approx(0.0)  # "sink" is explained by nothing the title leaves
+    assert found[other.item_id] == 1.0  # nothing left over
+    # Only the encoder found it: "violin" and "ring" against "recital" (0.707 each), the worst of them.
+    assert found[extra[0].item_id] == pytest.approx(math.sqrt(0.5), abs=1e-4)
+    assert sorted(set(encoder.texts)) == ["call", "piano", "recital", "ring", "sink", "violin"]
+
+    again = WordVectors(encoder.vectors)
+    memo = MatchingMemo()
+    relevance.left_cosines(["violin"], lexical[:1], (), frozenset(), memo, again)
+    relevance.left_cosines(["violin"], lexical[:1], (), frozenset(), memo, again)
+    assert again.texts == ["violin", "piano"]  # words are remembered as titles are
+
+
+def test_relevance__swap_is_a_substitution_left_unexplained(tmp_path):
+    model = RelevanceModel.load(write_model(tmp_path / "m.json"))
+    candidate = ScoredCandidate(item=item("t0", "Title"), score=0.7, unmatched=0.5, coverage=0.5)
+    context = Context(text="title", time_range=None, tz=timezone.utc, left_cosines={candidate.item.item_id: 0.4})
+    _, matrix = relevance.feature_matrix((candidate,), (), context)
+    row = dict(zip(relevance.FEATURES, matrix[0]))
+    assert row["left_cosine"] == pytest.approx(0.4)
+    assert row["swap"] == pytest.approx(0.5 * 0.5 * 0.6)
+    assert not model.reads_words
+
+
+def test_relevance__only_a_model_that_reads_the_words_has_them_encoded(tmp_path):
+    """Encoding the left-over words costs an encoder call: gathered only for a model whose features need them."""
+    from resolver.domain.matching import MatchingMemo, build_pool
+
+    signal = {"features": ["cosine", "left_cosine"], "weights": [1.0, 1.0], "temperature": 1.0, "floor": 0.0,
+              "none": {"features": [], "weights": [], "bias": 0.0}}
+    reading = RelevanceModel.load(write_model(tmp_path / "m.json", signal=signal))
+    assert reading.reads_words
+    items = [item("r", "Zara piano recital"), item("p", "Call the plumber")]
+    vectors = {"Zara piano recital": (1, 0, 0), "Call the plumber": (0, 1, 0), "zara violin recital": (1, 0.2, 0),
+               "violin": (1, 0, 0), "piano": (0.6, 0.8, 0), "call": (0, 1, 0), "plumber": (0, 0, 1),
+               "zara": (0, 0, 1), "recital": (1, 1, 0)}
+    # The plumber joins by the encoder (cosine 0.2): "violin" is explained by none of its words.
+    for words, expected in ((False, {}), (True, {"r": 0.6, "p": 0.0})):
+        encoder, memo = WordVectors(vectors), MatchingMemo()
+        pool = build_pool("zara violin recital", items, limit=30, memo=memo)
+        found = relevance.gather("zara violin recital", items, lexical=pool.candidates, matched=pool.matched,
+                                 time_range=None, tz=timezone.utc, memo=memo, encoder=encoder, language="english",
+                                 words=words)
+        assert ("violin" in encoder.texts) == words
+        by_uid = {item.item_id: item.uid for item in items}
+        assert {by_uid[i]: round(v, 4) for i, v in found.context.left_cosines.items()} == expected
