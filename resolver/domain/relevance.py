@@ -457,20 +457,26 @@ def left_cosines(words: Sequence[str], lexical: Sequence[ScoredCandidate], extra
         pairs[candidate.item.item_id] = (candidate.left_over, candidate.uncovered)
     for item in extra:
         pairs[item.item_id] = (tuple(words), tuple(dict.fromkeys(t for t in item.title_tokens if t not in stopwords)))
-    needed = list(dict.fromkeys(w for left, title in pairs.values() if left and title for w in left + title))
+    compared = [(left, title) for left, title in pairs.values() if left and title]
+    lefts = list(dict.fromkeys(w for left, _ in compared for w in left))
+    titles = list(dict.fromkeys(w for _, title in compared for w in title))
     found: dict[str, float] = {}
-    rows = memo.vectors.rows(needed, encoder) if needed else numpy.zeros((0, 0), dtype=numpy.float32)
+    rows = memo.vectors.rows(lefts + titles, encoder) if compared else numpy.zeros((0, 0), dtype=numpy.float32)
     if rows is None:
         return None
-    at = {w: n for n, w in enumerate(needed)}
+    # One product for every pair, then plain Python over a few numbers per candidate: a small product per
+    # candidate cost more than the rest of the model together.
+    similarity = (rows[:len(lefts)] @ rows[len(lefts):].T).tolist() if compared else []
+    at_left = {w: n for n, w in enumerate(lefts)}
+    at_title = {w: n for n, w in enumerate(titles)}
     for item_id, (left, title) in pairs.items():
         if not left:
             found[item_id] = 1.0
         elif not title:
             found[item_id] = 0.0
         else:
-            similarity = rows[[at[w] for w in left]] @ rows[[at[w] for w in title]].T
-            found[item_id] = round(float(similarity.max(axis=1).min()), 4)
+            columns = [at_title[w] for w in title]
+            found[item_id] = round(min(max(similarity[at_left[w]][c] for c in columns) for w in left), 4)
     return found
 
 
