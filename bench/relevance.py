@@ -15,9 +15,10 @@ pool, else "none of them": the right answer when the item meant is not listed.
 The model is a conditional logit: each candidate's utility is w . x, the
 option "none" has a utility b, and a softmax over them is the distribution.
 It is fitted on the train split by gradient descent (Adam, L2 penalty
-`--l2`), in numpy alone. The calibration split then sets two numbers, each by
-one rule: the temperature (the softmax's divisor minimising the split's
-negative log-likelihood), and the floor below which a candidate is not
+`--l2`), in numpy alone; P(none)'s logistic regression takes the penalty
+that cross-validation on the train split prefers (`choose_l2`). The
+calibration split then sets two numbers, each by one rule: the temperature
+(the softmax's divisor minimising the split's negative log-likelihood), and the floor below which a candidate is not
 offered (the floor maximising Youden's J on that split: the share of
 references to an item whose item is still offered, plus the share of
 references to nothing that are offered nothing, minus one). Two variants are
@@ -312,7 +313,29 @@ def choose_cuts(examples: list[Example], spec: dict[str, Any], loss: float) -> t
                                                   "absent_nothing": round(nothing, 4)}, "curve": curve}
 
 
-def train_variant(examples: list[Example], features: list[str], l2: float, loss: float) -> tuple[dict, dict]:
+# The penalties P(none)'s cross-validation chooses among (on the train split alone).
+L2_GRID = (0.0003, 0.001, 0.003, 0.01, 0.03, 0.1)
+FOLDS = 5
+
+
+def choose_l2(z: np.ndarray, y: np.ndarray) -> tuple[float, dict[float, float]]:
+    """The L2 penalty of P(none) with the least mean held-out log-loss over FOLDS folds of the train split
+    (folds by position, fixed: the examples' order is the references')."""
+    folds = np.arange(len(y)) % FOLDS
+    losses = {}
+    for l2 in L2_GRID:
+        total = 0.0
+        for fold in range(FOLDS):
+            fit, held = folds != fold, folds == fold
+            a, bias = fit_logistic(z[fit], y[fit], l2=l2)
+            p = np.clip(1 / (1 + np.exp(-(z[held] @ a + bias))), 1e-9, 1 - 1e-9)
+            total += float(-(y[held] * np.log(p) + (1 - y[held]) * np.log(1 - p)).sum())
+        losses[l2] = round(total / len(y), 4)
+    return min(losses, key=losses.__getitem__), losses
+
+
+def train_variant(examples: list[Example], features: list[str], l2: float, loss: float,
+                  l2_none: float | str | None = None) -> tuple[dict, dict]:
     from resolver.domain.relevance import FEATURES, POOL_FEATURES
 
     columns = [FEATURES.index(f) for f in features]
@@ -325,7 +348,10 @@ def train_variant(examples: list[Example], features: list[str], l2: float, loss:
     t = temperature(xc, sc, tc, w)
     # Whether any: every reference with a pool, its pool's features under those weights.
     zt, yt = pool_rows(train, columns, w)
-    a, bias = fit_logistic(zt, yt, l2=l2)
+    l2_none = l2 if l2_none is None else l2_none
+    if l2_none == "cv":
+        l2_none, _losses = choose_l2(zt, yt)
+    a, bias = fit_logistic(zt, yt, l2=l2_none)
     # Calibrated on the other split (Platt: a slope and an intercept over the logit).
     zc, yc = pool_rows(calibrate, columns, w)
     slope, intercept = fit_logistic((zc @ a + bias)[:, None], yc, l2=0.0)
@@ -341,7 +367,7 @@ def train_variant(examples: list[Example], features: list[str], l2: float, loss:
                "which_nll_calibrate": round(softmax_nll(xc, sc, tc, w, t), 4),
                "none_nll_calibrate": round(float(-np.mean(yc * np.log(p_none + 1e-12)
                                                           + (1 - yc) * np.log(1 - p_none + 1e-12))), 4),
-               "none_auc_calibrate": round(_auc(zc @ a, yc), 4), "floor": at_floor}
+               "none_auc_calibrate": round(_auc(zc @ a, yc), 4), "floor": at_floor, "l2_none": l2_none}
     return spec, figures
 
 
@@ -413,6 +439,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--dry-run", action="store_true", help="print the figures, leave the model file")
     parser.add_argument("--l2", type=float, default=0.001, help="the L2 penalty on the weights")
+    parser.add_argument("--l2-none", default="cv",
+                        help="the L2 penalty of P(none): a number, or 'cv' (the default: chosen among L2_GRID by "
+                             "cross-validation on the train split)")
     parser.add_argument("--loss", type=float, default=0.02,
                         help="the floor and the none cut keep all but this share of the items meant offered "
                              "(calibration split)")
@@ -447,13 +476,15 @@ def main(argv: list[str] | None = None) -> int:
     print(f"collected {len(with_signal)} + {len(words_alone)} examples in {time.perf_counter() - started:.0f} s "
           f"({len(refs)} references, train and calibrate)")
     variants, figures = {}, {}
-    variants[SIGNAL], figures[SIGNAL] = train_variant(with_signal, list(FEATURES), args.l2, args.loss)
+    l2_none = args.l2_none if args.l2_none in (None, "cv") else float(args.l2_none)
+    variants[SIGNAL], figures[SIGNAL] = train_variant(with_signal, list(FEATURES), args.l2, args.loss, l2_none)
     variants[WORDS], figures[WORDS] = train_variant(words_alone, [f for f in FEATURES if f not in _SIGNAL_ONLY],
-                                                    args.l2, args.loss)
+                                                    args.l2, args.loss, l2_none)
     digest = hashlib.sha256("\n".join(sorted(r["id"] + "\t" + r["split"] + "\t" + r["text"] for r in refs))
                             .encode()).hexdigest()
     model = {"name": MODEL_NAME, "variants": variants, "centroid": [round(float(v), 6) for v in centroid],
-             "trained": {"encoder": encoder.name, "references_digest": digest, "l2": args.l2, "loss": args.loss,
+             "trained": {"encoder": encoder.name, "references_digest": digest, "l2": args.l2,
+                         "l2_none": args.l2_none, "loss": args.loss,
                          "figures": figures}}
     print(json.dumps(figures, indent=1))
     if not args.dry_run:

@@ -235,6 +235,7 @@ class Glossary:
         self.name = "FreeDict " + "+".join(database.name.removeprefix("freedict-") for _l, database in sources)
         # word -> its glosses, () for an English word or one without: bounded, least recently used first.
         self._words: OrderedDict[str, tuple[str, ...]] = OrderedDict()
+        self._known: OrderedDict[str, bool] = OrderedDict()  # word -> a headword of some dictionary, bounded
         self._lock = threading.Lock()
 
     def gloss(self, text: str) -> str | None:
@@ -254,6 +255,25 @@ class Glossary:
             else:
                 words.append(word)
         return " ".join(words) if foreign and foreign >= content * FOREIGN_SHARE else None
+
+    def knows(self, word: str) -> bool:
+        """The word (lower case) is a headword of a dictionary: English, or one a gloss reads. The relevance
+        model reads a word no dictionary knows, left over where another such word is, as a name swapped
+        for a name ("send Yann the photos" for "Send Élodie the photos")."""
+        with self._lock:
+            if word in self._known:
+                self._known.move_to_end(word)
+                return self._known[word]
+        if len(word) > MAX_WORD:
+            return False
+        spellings = tuple(dict.fromkeys((word, word.replace("ss", "ß"))))
+        found = any(database.headword_exists(spelling) for database in (self._english, *(d for _l, d in self._sources))
+                    for spelling in spellings)
+        with self._lock:
+            self._known[word] = found
+            if len(self._known) > WORD_CACHE:
+                self._known.popitem(last=False)
+        return found
 
     def _word(self, key: str, budget: _Budget) -> tuple[str, ...]:
         with self._lock:

@@ -38,7 +38,7 @@ import math
 from dataclasses import dataclass, field
 from datetime import tzinfo
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from resolver.domain.items import Item, match_key, tokens_of
 from resolver.domain.times import TimeRange, in_range
@@ -85,11 +85,15 @@ FEATURES = (
                       # left over, 0 when the title has nothing uncovered). "ring" for "call" is near, "violin"
                       # for "piano" less so: another word for it, or another thing
     "swap",           # substitution x (1 - left_cosine): a word left over where a title word is, and unlike it
+    "name_swap",      # a word no dictionary knows left over where the title has another ("send Yann the photos" for
+                      # "Send Élodie the photos"): a name for a name, another person (0 without dictionaries)
 )
 _SIGNAL_ONLY = frozenset({"cosine", "cosine_gap", "cosine_rank", "nearest_first", "cosine_x_lex", "left_cosine",
-                          "swap"})
+                          "swap", "name_swap"})
 # Features only some models read, which cost an encoder call (the words): computed when the model asks.
-WORD_FEATURES = frozenset({"left_cosine", "swap"})
+WORD_FEATURES = frozenset({"left_cosine", "swap", "name_swap"})
+# A word this short is never read as a name (initials, "ok", "mtg" are shorter or dictionary words).
+NAME_MIN_LENGTH = 3
 
 # What P(none of them) reads: the pool as a whole, and its most probable candidate ("top").
 POOL_FEATURES = (
@@ -107,7 +111,7 @@ POOL_FEATURES = (
     "words_found_none",    # 1 when no word of the reference matched any title: only the encoder speaks
     "cosine_if_no_words",  # the best cosine when no word matched (its own slope in that regime), else 0
     "top_hubness",
-    "top_left_cosine", "top_swap",
+    "top_left_cosine", "top_swap", "top_name_swap",
     "best_left_cosine",  # the best left_cosine of the lexical candidates
 )
 
@@ -322,6 +326,7 @@ def pool_features(matrix: np.ndarray, utilities: np.ndarray) -> dict[str, float]
         "top_hubness": float(column["hubness"][top]),
         "top_left_cosine": float(column["left_cosine"][top]),
         "top_swap": float(column["swap"][top]),
+        "top_name_swap": float(column["name_swap"][top]),
         "best_left_cosine": float(column["left_cosine"][lexical].max()) if lexical.any() else 0.0,
     }
 
@@ -343,6 +348,8 @@ class Context:
     hubness: dict[str, float] = field(default_factory=dict)
     # Each candidate's left_cosine by item ID (empty: the model reads no word features, or no signal).
     left_cosines: dict[str, float] = field(default_factory=dict)
+    # The item IDs of the candidates whose left-over and uncovered words are both names (name_swap).
+    name_swaps: frozenset[str] = frozenset()
 
 
 def feature_matrix(lexical: Sequence[ScoredCandidate], extra: Sequence[Item], context: Context,
@@ -399,6 +406,7 @@ def feature_matrix(lexical: Sequence[ScoredCandidate], extra: Sequence[Item], co
     columns["left_cosine"] = numpy.array([context.left_cosines.get(c.item.item_id, 0.0) for c in candidates],
                                          dtype=numpy.float64)
     columns["swap"] = columns["substitution"] * (1.0 - columns["left_cosine"])
+    columns["name_swap"] = numpy.array([float(c.item.item_id in context.name_swaps) for c in candidates])
     matrix = numpy.column_stack([columns[name] for name in features]) if n else numpy.zeros((0, len(features)))
     return candidates, matrix
 
@@ -480,6 +488,17 @@ def left_cosines(words: Sequence[str], lexical: Sequence[ScoredCandidate], extra
     return found
 
 
+def name_swaps(lexical: Sequence[ScoredCandidate], knows: Callable[[str], bool]) -> frozenset[str]:
+    """The item IDs of the candidates words found whose left-over words and uncovered title words both
+    hold a word no dictionary knows (`knows`: Glossary.knows), NAME_MIN_LENGTH letters or more."""
+
+    def names(words: Sequence[str]) -> bool:
+        return any(len(w) >= NAME_MIN_LENGTH and w.isalpha() and not knows(w) for w in words)
+
+    return frozenset(c.item.item_id for c in lexical if c.left_over and c.uncovered
+                     and names(c.left_over) and names(c.uncovered))
+
+
 @dataclass(frozen=True)
 class Gathered:
     """The wide pool of one reference, ready for the model: what the pipeline and the training script share."""
@@ -518,4 +537,7 @@ def gather(text: str, items: Sequence[Item], *, lexical: Sequence[ScoredCandidat
                 extra, context = (), Context(text=text, time_range=time_range, tz=tz, unknown=unknown)
             else:
                 context.left_cosines = explained
+                glossary = getattr(encoder, "glossary", None)
+                if glossary is not None:
+                    context.name_swaps = name_swaps(lexical, glossary.knows)
     return Gathered(lexical=tuple(lexical), extra=extra, context=context, matched=matched)

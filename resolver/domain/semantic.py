@@ -149,6 +149,11 @@ class MultilingualUSE:
         self._lock = threading.Lock()
 
     @property
+    def glossary(self) -> Glossary | None:
+        """The dictionaries the encoder glosses with (the relevance model also asks them which words they know)."""
+        return self._glossary
+
+    @property
     def name(self) -> str:
         # The distribution's version, read once without importing it: a new wheel is a new model.
         if self._name is None:

@@ -309,3 +309,13 @@ def test_damaged_files__a_broken_entry_costs_that_entry_and_a_broken_database_is
     assert "unreadable entry" in caplog.text and "not a readable dictd database" in caplog.text
     (folder / "freedict-deu-eng.dict.dz").write_bytes(b"\x1f\x8b\x08\x04garbage")  # a header cut short
     assert find_freedict(folder) is None
+
+
+def test_knows__a_headword_of_any_dictionary_and_not_a_name(folder):
+    """The relevance model's name_swap asks which words no dictionary knows: names, for a name swapped."""
+    known = find_freedict(folder)
+    assert known.knows("meeting") and known.knows("reisepass") and known.knows("vider")
+    assert known.knows("fussball")  # "ss" for "ß", as hurried writers spell it
+    assert not known.knows("yann") and not known.knows("elodie")
+    assert not known.knows("x" * (glossary.MAX_WORD + 1))
+    assert known.knows("meeting")  # remembered: the same answer

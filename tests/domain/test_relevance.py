@@ -271,3 +271,19 @@ def test_relevance__only_a_model_that_reads_the_words_has_them_encoded(tmp_path)
         assert ("violin" in encoder.texts) == words
         by_uid = {item.item_id: item.uid for item in items}
         assert {by_uid[i]: round(v, 4) for i, v in found.context.left_cosines.items()} == expected
+
+
+def test_relevance__a_name_left_over_where_the_title_has_another_is_a_name_swap():
+    """"send Yann the photos" for "Send Élodie the photos": a word no dictionary knows on each side."""
+    dictionary = {"send", "photos", "tennis", "grandpa", "grandma", "card"}
+    swapped = ScoredCandidate(item=item("e", "Send Élodie the photos"), score=0.7, left_over=("yann",),
+                              uncovered=("elodie",))
+    relative = ScoredCandidate(item=item("g", "Send a card to grandma"), score=0.7, left_over=("grandpa",),
+                               uncovered=("grandma",))
+    added = ScoredCandidate(item=item("t", "Tennis"), score=0.5, left_over=("yann",), uncovered=())
+    short = ScoredCandidate(item=item("s", "Tennis with Al"), score=0.5, left_over=("jo",), uncovered=("al",))
+    found = relevance.name_swaps((swapped, relative, added, short), dictionary.__contains__)
+    assert found == {swapped.item.item_id}
+    context = Context(text="send yann the photos", time_range=None, tz=timezone.utc, name_swaps=found)
+    _, matrix = relevance.feature_matrix((swapped, relative), (), context)
+    assert list(matrix[:, relevance.FEATURES.index("name_swap")]) == [1.0, 0.0]
