@@ -35,12 +35,13 @@ import functools
 import hashlib
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from datetime import tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-from resolver.domain.items import Item, match_key, tokens_of
+from resolver.domain.items import STOPWORDS, Item, match_key, tokens_of
 from resolver.domain.times import TimeRange, in_range
 
 if TYPE_CHECKING:
@@ -87,6 +88,7 @@ FEATURES = (
     "swap",           # substitution x (1 - left_cosine): a word left over where a title word is, and unlike it
     "name_swap",      # a word no dictionary knows left over where the title has another ("send Yann the photos" for
                       # "Send Élodie the photos"): a name for a name, another person (0 without dictionaries)
+    "negated",        # the title matches a word the reference negates ("Hugo's dentist, not Léa's")
 )
 _SIGNAL_ONLY = frozenset({"cosine", "cosine_gap", "cosine_rank", "nearest_first", "cosine_x_lex", "left_cosine",
                           "swap", "name_swap"})
@@ -407,8 +409,32 @@ def feature_matrix(lexical: Sequence[ScoredCandidate], extra: Sequence[Item], co
                                          dtype=numpy.float64)
     columns["swap"] = columns["substitution"] * (1.0 - columns["left_cosine"])
     columns["name_swap"] = numpy.array([float(c.item.item_id in context.name_swaps) for c in candidates])
+    negated = negated_words(context.text)
+    columns["negated"] = numpy.array([float(k < lex_n and any(w not in c.left_over for w in negated))
+                                      for k, c in enumerate(candidates)])
     matrix = numpy.column_stack([columns[name] for name in features]) if n else numpy.zeros((0, len(features)))
     return candidates, matrix
+
+
+# What says the words after it, to the end of its clause, are not meant ("the design review, not the agency
+# one"; "n't": "don't cancel it"), in the languages the time grammar reads. A hyphen joins, never negates
+# ("no-show").
+_NEGATION = re.compile(r"(?<![\w-])(?:not|nicht|kein|keine|keinen|pas|no|ni)(?![\w-])|n['’]t(?![\w-])")
+_CLAUSE = re.compile(r"[,;.!?()]")
+
+
+def negated_words(text: str) -> tuple[str, ...]:
+    """The significant words of the first negated clause after its negation, less those the reference also says
+    outside it (matching's folded form)."""
+    clauses = _CLAUSE.split(text.casefold())
+    for n, clause in enumerate(clauses):
+        cue = _NEGATION.search(clause)
+        if cue is None:
+            continue
+        said = set(tokens_of(match_key(" ".join(clauses[:n] + [clause[:cue.start()]] + clauses[n + 1:]))))
+        return tuple(dict.fromkeys(t for t in tokens_of(match_key(clause[cue.end():]))
+                                   if t not in STOPWORDS and t not in said))
+    return ()
 
 
 def _strictly_above(pool: np.ndarray, values: np.ndarray) -> np.ndarray:

@@ -287,3 +287,25 @@ def test_relevance__a_name_left_over_where_the_title_has_another_is_a_name_swap(
     context = Context(text="send yann the photos", time_range=None, tz=timezone.utc, name_swaps=found)
     _, matrix = relevance.feature_matrix((swapped, relative), (), context)
     assert list(matrix[:, relevance.FEATURES.index("name_swap")]) == [1.0, 0.0]
+
+
+@pytest.mark.parametrize("text, negated", [
+    ("Hugo's dentist, not Léa's", ("lea",)),
+    ("not the team lunch, the one at the Thai place", ("team", "lunch")),  # to the end of its clause
+    ("renew the gym, don't cancel it", ("cancel",)),
+    ("Zahnarzt für Hugo, nicht für Léa", ("lea",)),
+    ("el dentista de Hugo, no el de Léa", ("lea",)),
+    ("the design review, not the design retro", ("retro",)),  # said outside the negation: not negated
+    ("no-show fee", ()),  # a hyphen joins
+    ("the dentist", ()),
+])
+def test_relevance__the_words_a_reference_negates(text, negated):
+    assert relevance.negated_words(text) == negated
+
+
+def test_relevance__a_title_that_matches_a_negated_word_is_marked():
+    hugo = ScoredCandidate(item=item("h", "Hugo's dentist"), score=0.8, left_over=("lea",))
+    lea = ScoredCandidate(item=item("l", "Léa's dentist"), score=0.8, left_over=("hugo",))
+    context = Context(text="Hugo's dentist, not Léa's", time_range=None, tz=timezone.utc)
+    _, matrix = relevance.feature_matrix((hugo, lea), (item("x", "Dentist"),), context)
+    assert list(matrix[:, relevance.FEATURES.index("negated")]) == [0.0, 1.0, 0.0]
