@@ -408,10 +408,12 @@ def feature_matrix(lexical: Sequence[ScoredCandidate], extra: Sequence[Item], co
     columns["left_cosine"] = numpy.array([context.left_cosines.get(c.item.item_id, 0.0) for c in candidates],
                                          dtype=numpy.float64)
     columns["swap"] = columns["substitution"] * (1.0 - columns["left_cosine"])
-    columns["name_swap"] = numpy.array([float(c.item.item_id in context.name_swaps) for c in candidates])
-    negated = negated_words(context.text)
+    # Both are rare: a Python pass over the candidates only when the reference has them.
+    columns["name_swap"] = numpy.array([float(c.item.item_id in context.name_swaps) for c in candidates]) \
+        if context.name_swaps else numpy.zeros(n)
+    negated = negated_words(context.text) if _NEGATION.search(context.text.casefold()) else ()
     columns["negated"] = numpy.array([float(k < lex_n and any(w not in c.left_over for w in negated))
-                                      for k, c in enumerate(candidates)])
+                                      for k, c in enumerate(candidates)]) if negated else numpy.zeros(n)
     matrix = numpy.column_stack([columns[name] for name in features]) if n else numpy.zeros((0, len(features)))
     return candidates, matrix
 
@@ -503,14 +505,20 @@ def left_cosines(words: Sequence[str], lexical: Sequence[ScoredCandidate], extra
     similarity = (rows[:len(lefts)] @ rows[len(lefts):].T).tolist() if compared else []
     at_left = {w: n for n, w in enumerate(lefts)}
     at_title = {w: n for n, w in enumerate(titles)}
-    for item_id, (left, title) in pairs.items():
-        if not left:
-            found[item_id] = 1.0
-        elif not title:
-            found[item_id] = 0.0
-        else:
-            columns = [at_title[w] for w in title]
-            found[item_id] = round(min(max(similarity[at_left[w]][c] for c in columns) for w in left), 4)
+    known: dict[tuple[tuple[str, ...], tuple[str, ...]], float] = {}
+    for item_id, key in pairs.items():
+        value = known.get(key)
+        if value is None:
+            left, title = key
+            if not left:
+                value = 1.0
+            elif not title:
+                value = 0.0
+            else:
+                columns = [at_title[w] for w in title]
+                value = round(min(max(map(similarity[at_left[w]].__getitem__, columns)) for w in left), 4)
+            known[key] = value
+        found[item_id] = value
     return found
 
 
@@ -518,11 +526,12 @@ def name_swaps(lexical: Sequence[ScoredCandidate], knows: Callable[[str], bool])
     """The item IDs of the candidates words found whose left-over words and uncovered title words both
     hold a word no dictionary knows (`knows`: Glossary.knows), NAME_MIN_LENGTH letters or more."""
 
-    def names(words: Sequence[str]) -> bool:
-        return any(len(w) >= NAME_MIN_LENGTH and w.isalpha() and not knows(w) for w in words)
-
-    return frozenset(c.item.item_id for c in lexical if c.left_over and c.uncovered
-                     and names(c.left_over) and names(c.uncovered))
+    both = [c for c in lexical if c.left_over and c.uncovered]
+    # Each distinct word asked once: titles of one calendar share their words.
+    unknown = {w for w in {w for c in both for w in c.left_over + c.uncovered}
+               if len(w) >= NAME_MIN_LENGTH and w.isalpha() and not knows(w)}
+    return frozenset(c.item.item_id for c in both
+                     if not unknown.isdisjoint(c.left_over) and not unknown.isdisjoint(c.uncovered))
 
 
 @dataclass(frozen=True)

@@ -99,7 +99,16 @@ class TitleVectors:
              expired: Callable[[], bool] = deadline.expired) -> np.ndarray | None:
         """The vectors of `texts` (titles or single words), one row each, remembered as titles are;
         None when the deadline cut encoding short."""
-        return self._rows_for(texts, encoder, encoder.name, expired)
+        import numpy
+
+        model = encoder.name
+        with self._lock:
+            known = [self._rows.get((text, model)) for text in texts]
+        if texts and all(row is not None for row in known):
+            # All remembered, the usual case for words: one lock, no reordering (a word evicted for being
+            # read less recently than it was is encoded again, cheaply).
+            return numpy.stack(known)
+        return self._rows_for(texts, encoder, model, expired)
 
     def _rows_for(self, titles: list[str], encoder: Encoder, model: str,
                   expired: Callable[[], bool]) -> np.ndarray | None:
