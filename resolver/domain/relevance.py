@@ -6,8 +6,10 @@ It reads signals the matcher and the encoder already compute for every
 candidate of a wide pool (the lexical best `PREPOOL` and the encoder's
 nearest `PREPOOL`): word coverage both ways weighted by IDF, the matcher's
 score, how it matched (initials), rapidfuzz's `token_set_ratio`, the
-encoder's cosine and its gap to the nearest title, both ranks, and whether the
-item falls in the reference's time range. Each candidate's utility is a
+encoder's cosine and its gap to the nearest title, both ranks, whether the
+item falls in the reference's time range, and what each side leaves over
+(how near the reference's left-over words are to the title's uncovered ones,
+a name for a name, a word the reference negates). Each candidate's utility is a
 weighted sum of those features, and a softmax over them (divided by a
 temperature fitted on a split the weights were not trained on) says which
 candidate is meant if one is. Whether one is at all is a second, logistic
