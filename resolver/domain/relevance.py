@@ -91,6 +91,9 @@ FEATURES = (
     "name_swap",      # a word no dictionary knows left over where the title has another ("send Yann the photos" for
                       # "Send Élodie the photos"): a name for a name, another person (0 without dictionaries)
     "negated",        # the title matches a word the reference negates ("Hugo's dentist, not Léa's")
+    "siblings",       # log(1 + how many other candidates leave the same reference words over, each with other
+                      # title words): one pattern with a slot ("Buy apples", "Buy bread", "Buy flour"), and the
+                      # reference fills the slot with what none holds ("buy rice")
 )
 _SIGNAL_ONLY = frozenset({"cosine", "cosine_gap", "cosine_rank", "nearest_first", "cosine_x_lex", "left_cosine",
                           "swap", "name_swap"})
@@ -117,6 +120,7 @@ POOL_FEATURES = (
     "top_hubness",
     "top_left_cosine", "top_swap", "top_name_swap",
     "best_left_cosine",  # the best left_cosine of the lexical candidates
+    "top_siblings",
 )
 
 
@@ -332,6 +336,7 @@ def pool_features(matrix: np.ndarray, utilities: np.ndarray) -> dict[str, float]
         "top_swap": float(column["swap"][top]),
         "top_name_swap": float(column["name_swap"][top]),
         "best_left_cosine": float(column["left_cosine"][lexical].max()) if lexical.any() else 0.0,
+        "top_siblings": float(column["siblings"][top]),
     }
 
 
@@ -413,6 +418,7 @@ def feature_matrix(lexical: Sequence[ScoredCandidate], extra: Sequence[Item], co
     # Both are rare: a Python pass over the candidates only when the reference has them.
     columns["name_swap"] = numpy.array([float(c.item.item_id in context.name_swaps) for c in candidates]) \
         if context.name_swaps else numpy.zeros(n)
+    columns["siblings"] = numpy.log1p(_siblings(candidates[:lex_n], n))
     negated = negated_words(context.text) if _NEGATION.search(context.text.casefold()) else ()
     columns["negated"] = numpy.array([float(k < lex_n and any(w not in c.left_over for w in negated))
                                       for k, c in enumerate(candidates)]) if negated else numpy.zeros(n)
@@ -439,6 +445,21 @@ def negated_words(text: str) -> tuple[str, ...]:
         return tuple(dict.fromkeys(t for t in tokens_of(match_key(clause[cue.end():]))
                                    if t not in STOPWORDS and t not in said))
     return ()
+
+
+def _siblings(lexical: Sequence[ScoredCandidate], n: int) -> np.ndarray:
+    """For each of `n` candidates (the lexical ones first), how many other lexical candidates leave the same
+    reference words over while their own uncovered words differ (0 when it leaves nothing over)."""
+    import numpy
+    from collections import Counter
+
+    over = Counter(c.left_over for c in lexical if c.left_over)
+    alike = Counter((c.left_over, c.uncovered) for c in lexical if c.left_over)
+    counts = numpy.zeros(n)
+    for k, c in enumerate(lexical):
+        if c.left_over:
+            counts[k] = over[c.left_over] - alike[(c.left_over, c.uncovered)]
+    return counts
 
 
 def _strictly_above(pool: np.ndarray, values: np.ndarray) -> np.ndarray:

@@ -309,3 +309,18 @@ def test_relevance__a_title_that_matches_a_negated_word_is_marked():
     context = Context(text="Hugo's dentist, not Léa's", time_range=None, tz=timezone.utc)
     _, matrix = relevance.feature_matrix((hugo, lea), (item("x", "Dentist"),), context)
     assert list(matrix[:, relevance.FEATURES.index("negated")]) == [0.0, 1.0, 0.0]
+
+
+def test_relevance__siblings_count_titles_of_one_pattern_that_leave_the_same_words_over():
+    """"buy rice" against "Buy apples", "Buy bread", "Buy flour": each leaves "rice" over where another word
+    fills the slot, so each has 2 siblings; a title that leaves nothing over has none."""
+    def bought(uid: str, what: str, left=("rice",)):
+        return ScoredCandidate(item=item(uid, f"Buy {what}"), score=0.6, left_over=left, uncovered=(what,))
+
+    lexical = (bought("a", "apples"), bought("b", "bread"), bought("f", "flour"),
+               bought("r", "rice", left=()), ScoredCandidate(item=item("s", "Rice salad"), score=0.5,
+                                                             left_over=("buy",), uncovered=("salad",)))
+    context = Context(text="buy rice", time_range=None, tz=timezone.utc)
+    _, matrix = relevance.feature_matrix(lexical, (item("x", "Groceries"),), context)
+    assert list(matrix[:, relevance.FEATURES.index("siblings")]) == pytest.approx(
+        [math.log(3), math.log(3), math.log(3), 0.0, 0.0, 0.0])
