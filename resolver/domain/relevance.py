@@ -511,6 +511,8 @@ def left_cosines(words: Sequence[str], lexical: Sequence[ScoredCandidate], extra
     """
     import numpy
 
+    from resolver.domain.semantic import encoding_expired
+
     pairs: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
     for candidate in lexical:
         pairs[candidate.item.item_id] = (candidate.left_over, candidate.uncovered)
@@ -520,7 +522,10 @@ def left_cosines(words: Sequence[str], lexical: Sequence[ScoredCandidate], extra
     lefts = list(dict.fromkeys(w for left, _ in compared for w in left))
     titles = list(dict.fromkeys(w for _, title in compared for w in title))
     found: dict[str, float] = {}
-    rows = memo.vectors.rows(lefts + titles, encoder) if compared else numpy.zeros((0, 0), dtype=numpy.float32)
+    # A calendar's words are encoded once and remembered; the first request over a hostile calendar (titles of
+    # many distinct words) spends the encoder's share of the deadline at most, as titles do.
+    rows = memo.vectors.rows(lefts + titles, encoder, expired=encoding_expired()) if compared \
+        else numpy.zeros((0, 0), dtype=numpy.float32)
     if rows is None:
         return None
     # One product for every pair, then plain Python over a few numbers per candidate: a small product per

@@ -324,3 +324,30 @@ def test_relevance__siblings_count_titles_of_one_pattern_that_leave_the_same_wor
     _, matrix = relevance.feature_matrix(lexical, (item("x", "Groceries"),), context)
     assert list(matrix[:, relevance.FEATURES.index("siblings")]) == pytest.approx(
         [math.log(3), math.log(3), math.log(3), 0.0, 0.0, 0.0])
+
+
+def test_relevance__words_the_deadline_leaves_unencoded_mean_words_alone(tmp_path, monkeypatch):
+    """The left-over words are encoded within the encoder's share of the deadline, as titles are: when it is
+    spent, the model reads words alone (no cosines, no encoder-only titles), and the request goes on."""
+    from resolver.domain import semantic
+    from resolver.domain.matching import MatchingMemo, build_pool
+
+    items = [item("r", "Zara piano recital"), item("p", "Call the plumber")]
+    vectors = {"Zara piano recital": (1, 0, 0), "Call the plumber": (0, 1, 0), "zara violin recital": (1, 0.2, 0),
+               "violin": (1, 0, 0), "piano": (0.6, 0.8, 0), "call": (0, 1, 0), "plumber": (0, 0, 1),
+               "zara": (0, 0, 1), "recital": (1, 1, 0)}
+    encoder, memo = WordVectors(vectors), MatchingMemo()
+    pool = build_pool("zara violin recital", items, limit=30, memo=memo)
+    memo.vectors.matrix(relevance_index(items, memo), encoder)  # the titles were encoded by an earlier request
+    monkeypatch.setattr(semantic, "encoding_expired", lambda: (lambda: True))
+    found = relevance.gather("zara violin recital", items, lexical=pool.candidates, matched=pool.matched,
+                             time_range=None, tz=timezone.utc, memo=memo, encoder=encoder, language="english",
+                             words=True)
+    assert not found.context.with_signal and found.extra == () and found.context.left_cosines == {}
+    assert "piano" not in encoder.texts
+
+
+def relevance_index(items, memo):
+    from resolver.domain.matching import title_index
+
+    return title_index(items, language="english", memo=memo)
