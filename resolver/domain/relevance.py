@@ -99,6 +99,9 @@ _SIGNAL_ONLY = frozenset({"cosine", "cosine_gap", "cosine_rank", "nearest_first"
                           "swap", "name_swap"})
 # Features only some models read, which cost an encoder call (the words): computed when the model asks.
 WORD_FEATURES = frozenset({"left_cosine", "swap", "name_swap"})
+# The reference's words encoded in the reference's own encoder call, at most (that call is not cut by the
+# deadline; a longer reference's further words are encoded within the encoder's share, as title words are).
+WITH_REFERENCE_WORDS = 32
 # A word this short is never read as a name (initials, "ok", "mtg" are shorter or dictionary words).
 NAME_MIN_LENGTH = 3
 
@@ -589,7 +592,7 @@ def gather(text: str, items: Sequence[Item], *, lexical: Sequence[ScoredCandidat
         significant = list(dict.fromkeys(w for w in tokens_of(match_key(text)) if w not in stopwords)) \
             if words else []
         found = signal_cosines(text, items, title_index(items, language=language, memo=memo), memo, encoder,
-                               lexical, centroid, significant)
+                               lexical, centroid, significant[:WITH_REFERENCE_WORDS])
         if found is not None:
             extra, context.cosines, context.nearest, context.hubness = found
             context.with_signal = True
