@@ -202,11 +202,13 @@ class WordVectors:
     def __init__(self, vectors: dict[str, tuple[float, float, float]]) -> None:
         self.vectors = vectors
         self.texts: list[str] = []
+        self.calls: list[int] = []
 
     def encode(self, texts):
         import numpy
 
         self.texts.extend(texts)
+        self.calls.append(len(texts))
         rows = numpy.array([self.vectors[t] for t in texts], dtype=numpy.float32)
         return rows / numpy.linalg.norm(rows, axis=1, keepdims=True)
 
@@ -351,3 +353,22 @@ def relevance_index(items, memo):
     from resolver.domain.matching import title_index
 
     return title_index(items, language="english", memo=memo)
+
+
+def test_relevance__a_long_reference_sends_at_most_32_words_with_itself():
+    """The reference's own encoder call is not cut by the deadline: it carries the reference and at most
+    WITH_REFERENCE_WORDS of its words; the rest are encoded within the encoder's share, as title words are."""
+    from resolver.domain.matching import MatchingMemo, build_pool
+
+    words = [f"w{n}x" for n in range(40)]
+    text = " ".join(["zara"] + words)
+    items = [item("r", "Zara piano recital")]
+    vectors = {t: (1.0, float(n % 3), 0.5) for n, t in enumerate(["Zara piano recital", text, "zara", "piano",
+                                                                   "recital"] + words)}
+    encoder, memo = WordVectors(vectors), MatchingMemo()
+    pool = build_pool(text, items, limit=30, memo=memo)
+    found = relevance.gather(text, items, lexical=pool.candidates, matched=pool.matched, time_range=None,
+                             tz=timezone.utc, memo=memo, encoder=encoder, language="english", words=True)
+    assert found.context.with_signal
+    assert encoder.calls[1] == 1 + relevance.WITH_REFERENCE_WORDS  # [titles], then the reference and its words
+    assert set(words) <= set(encoder.texts)  # the rest, encoded for left_cosine within the share
