@@ -105,6 +105,10 @@ def _english_stopwords() -> frozenset[str]:
 
 
 STOPWORDS = _english_stopwords()
+# Words that say the words after them are not meant ("the design review, not the agency one"), in the
+# languages the time grammar reads: the fusion rule keeps the lexical order then (semantic.py), and the
+# relevance model marks a title that matches a negated word (relevance.negated_words).
+NEGATIONS = frozenset({"not", "nicht", "kein", "keine", "pas", "no"})
 _WORD = re.compile(r"\w+")
 
 

@@ -43,7 +43,7 @@ from datetime import tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-from resolver.domain.items import STOPWORDS, Item, match_key, tokens_of
+from resolver.domain.items import NEGATIONS, STOPWORDS, Item, match_key, tokens_of
 from resolver.domain.times import TimeRange, in_range
 
 if TYPE_CHECKING:
@@ -432,7 +432,8 @@ def feature_matrix(lexical: Sequence[ScoredCandidate], extra: Sequence[Item], co
 # What says the words after it, to the end of its clause, are not meant ("the design review, not the agency
 # one"; "n't": "don't cancel it"), in the languages the time grammar reads. A hyphen joins, never negates
 # ("no-show").
-_NEGATION = re.compile(r"(?<![\w-])(?:not|nicht|kein|keine|keinen|pas|no|ni)(?![\w-])|n['’]t(?![\w-])")
+_NEGATION = re.compile(r"(?<![\w-])(?:" + "|".join(sorted(NEGATIONS | {"keinen", "ni"})) + r")(?![\w-])"
+                       r"|n['’]t(?![\w-])")
 _CLAUSE = re.compile(r"[,;.!?()]")
 
 

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from resolver.domain import deadline
+from resolver.domain.items import NEGATIONS
 from resolver.domain.matching import Pool, ScoredCandidate, title_index
 # The title vectors live in a leaf module that matching's memo owns; importable from here too.
 from resolver.domain.title_vectors import Encoder
@@ -100,9 +101,8 @@ KEPT_GAP = 0.15
 UNEXPLAINED = 0.25
 NEARER = 0.025
 # A reference that says what it does not mean ("the design review, not the agency
-# one") leaves the negated words unmatched on purpose, and a sentence encoder reads
-# "not the agency one" as near "agency": no title is moved ahead of the lexical best then.
-NEGATIONS = frozenset({"not", "nicht", "kein", "keine", "pas", "no"})
+# one", items.NEGATIONS) leaves the negated words unmatched on purpose, and a sentence encoder
+# reads "not the agency one" as near "agency": no title is moved ahead of the lexical best then.
 _WORD = re.compile(r"\w+")
 
 

@@ -99,16 +99,7 @@ class TitleVectors:
              expired: Callable[[], bool] = deadline.expired) -> np.ndarray | None:
         """The vectors of `texts` (titles or single words), one row each, remembered as titles are;
         None when the deadline cut encoding short."""
-        import numpy
-
-        model = encoder.name
-        with self._lock:
-            known = [self._rows.get((text, model)) for text in texts]
-        if texts and all(row is not None for row in known):
-            # All remembered, the usual case for words: one lock, no reordering (a word evicted for being
-            # read less recently than it was is encoded again, cheaply).
-            return numpy.stack(known)
-        return self._rows_for(texts, encoder, model, expired)
+        return self._rows_for(texts, encoder, encoder.name, expired)
 
     def _rows_for(self, titles: list[str], encoder: Encoder, model: str,
                   expired: Callable[[], bool]) -> np.ndarray | None:
@@ -132,12 +123,8 @@ class TitleVectors:
             if expired():
                 return None
             fresh = encoder.encode(batch)
-            with self._lock:
-                for title, row in zip(batch, fresh):
-                    found[title] = row
-                    self._rows[(title, model)] = row
-                while len(self._rows) > self._capacity:
-                    self._rows.popitem(last=False)
+            found.update(zip(batch, fresh))
+            self.remember(batch, fresh, model)
         return numpy.stack([found[t] for t in titles]) if titles else numpy.zeros((0, 0), dtype=numpy.float32)
 
 
