@@ -17,11 +17,12 @@ option "none" has a utility b, and a softmax over them is the distribution.
 It is fitted on the train split by gradient descent (Adam, L2 penalty
 `--l2`), in numpy alone; P(none)'s logistic regression takes the penalty
 that cross-validation on the train split prefers (`choose_l2`). The
-calibration split then sets two numbers, each by one rule: the temperature
-(the softmax's divisor minimising the split's negative log-likelihood), and the floor below which a candidate is not
-offered (the floor maximising Youden's J on that split: the share of
-references to an item whose item is still offered, plus the share of
-references to nothing that are offered nothing, minus one). Two variants are
+calibration split then sets the rest, each by one rule: the temperature (the
+softmax's divisor minimising the split's negative log-likelihood), P(none)'s
+Platt slope and intercept, and what is offered (`choose_cuts`, `choose_cap`):
+the floor below which a candidate is not offered, the P(none) at which
+nothing is, and how many at most, together losing the item meant for no more
+than the `--loss` budget (and a quarter of it for the count). Two variants are
 trained: with the semantic signal's features ("signal") and words alone
 ("words", RESOLVER["SEMANTIC"] off). The test split is never read here.
 """
@@ -313,6 +314,43 @@ def choose_cuts(examples: list[Example], spec: dict[str, Any], loss: float) -> t
                                                   "absent_nothing": round(nothing, 4)}, "curve": curve}
 
 
+# The share of the loss budget the cap on how many are offered may spend (after the floor and the cut).
+CAP_SHARE = 0.25
+# The cap is looked for up to the pipeline's own limit (invariant 2: 19 candidates at most).
+MOST_OFFERED = 19
+
+
+def choose_cap(examples: list[Example], spec: dict[str, Any], loss: float) -> tuple[int | None, dict[str, Any]]:
+    """How many candidates are offered at most, on the calibration split with the floor and the cut set: the
+    smallest count that keeps the item meant for all but CAP_SHARE x `loss` of the references whose item the
+    floor and the cut offer (None: no count below MOST_OFFERED does). Past it a candidate is rarely meant,
+    and the lists of references to nothing are mostly made of it."""
+    from resolver.domain.relevance import RelevanceModel, _variant
+
+    variant = _variant({**spec, "offer_at_most": None})
+    ranks, absent = [], []
+    for e in examples:
+        if len(e.matrix) == 0:
+            continue
+        probs, none = RelevanceModel.probabilities(e.matrix, variant)
+        probs = np.where(_offerable(e, variant) & (probs >= variant.floor), probs, 0.0)
+        if none >= variant.none_cut:
+            continue
+        order = [k for k in np.argsort(-probs, kind="stable") if probs[k] > 0.0]
+        if e.absent:
+            absent.append(len(order))
+        elif e.present:
+            ranks.append(next((n for n, k in enumerate(order, start=1) if k in e.targets), None))
+    offered = [r for r in ranks if r is not None]
+    cap = next((k for k in range(1, MOST_OFFERED) if sum(r > k for r in offered) <= CAP_SHARE * loss * len(ranks)),
+               None)
+    kept = sum(r <= (cap or MOST_OFFERED) for r in offered)
+    return cap, {"offer_at_most": cap, "meant_offered_before": round(len(offered) / max(len(ranks), 1), 4),
+                 "meant_offered_after": round(kept / max(len(ranks), 1), 4),
+                 "absent_offered_most_before": max(absent, default=0),
+                 "absent_offered_most_after": min(max(absent, default=0), cap or MOST_OFFERED)}
+
+
 # The penalties P(none)'s cross-validation chooses among (on the train split alone).
 L2_GRID = (0.0003, 0.001, 0.003, 0.01, 0.03, 0.1)
 FOLDS = 5
@@ -361,6 +399,7 @@ def train_variant(examples: list[Example], features: list[str], l2: float, loss:
                      "bias": round(bias, 6)}, "floor": 0.0, "none_cut": 1.01}
     spec["encoder_only_cosine"] = encoder_only_cosine(train, loss)
     spec["floor"], spec["none_cut"], at_floor = choose_cuts(calibrate, spec, loss)
+    spec["offer_at_most"], at_floor["cap"] = choose_cap(calibrate, spec, loss)
     p_none = 1 / (1 + np.exp(-(zc @ a + bias)))
     figures = {"train_examples": len(train), "calibrate_examples": len(calibrate),
                "train_absent": sum(e.absent for e in train), "calibrate_absent": sum(e.absent for e in calibrate),

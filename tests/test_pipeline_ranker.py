@@ -84,6 +84,19 @@ def test_ranker__a_weak_match_below_the_floor_is_not_offered(model):
     assert [c.uid for c in strong.candidates] == ["plumber"]
 
 
+def test_ranker__a_model_that_offers_at_most_one_discloses_the_narrowing(tmp_path):
+    """Both portfolio tasks reach the floor; the model offers its most probable one and the envelope says
+    two matched (invariant 2)."""
+    path = tmp_path / "capped.json"
+    path.write_text(json.dumps({"name": "fixture-capped", "variants": {"words": {
+        "features": ["lex_score"], "weights": [6.0], "temperature": 1.0, "floor": 0.01, "offer_at_most": 1,
+        "none": {"features": [], "weights": [], "bias": -6.0}}}}))
+    outcome = run("portfolio outline", RelevanceModel.load(path))
+    assert [c.uid for c in outcome.candidates] == ["outline"]
+    narrowed = [w for w in outcome.warnings if w.code == "candidate_narrowed"]
+    assert narrowed and narrowed[0].details == {"matched": 2, "kept": 1}
+
+
 def test_ranker__without_an_approved_threshold_nothing_is_resolved(model):
     judge = Judge()
     outcome = run("the dentist", model, judge=judge)

@@ -24,10 +24,10 @@ SHA-256 and the encoder it was trained with. At run time this is plain numpy
 over a few dozen rows: no new dependency, well under a millisecond.
 
 A candidate below the model's floor is not offered, nor a title only the
-encoder found that is less near than the model's encoder-only cosine, and
-nothing is when P(none of them) reaches the model's cut (each derived from
-the labelled set: docs/retrieval.md): a reference to nothing then answers
-`no_candidates`. The model never
+encoder found that is less near than the model's encoder-only cosine, nor
+more than the model's `offer_at_most` most probable, and nothing is when
+P(none of them) reaches the model's cut (each derived from the labelled set:
+docs/retrieval.md): a reference to nothing then answers `no_candidates`. The model never
 resolves on its own: only a threshold certified for its name and fingerprint
 and approved by staff lets its top candidate be the answer (invariant 4).
 """
@@ -150,6 +150,9 @@ class Variant:
     none_cut: float = 1.0  # at or above this P(none of them), nothing is offered
     # A title only the encoder found (no word matched) is offered only this near the reference (cosine).
     encoder_only_cosine: float = 0.0
+    # At most this many are offered, the most probable (None: as many as the caller's limit). Past the first
+    # few, a candidate is rarely the item meant and mostly fills the lists of references to nothing.
+    offer_at_most: int | None = None
 
 
 @dataclass(frozen=True)
@@ -201,7 +204,8 @@ class RelevanceModel:
         for key, variant in variants.items():
             fits = (set(variant.features) <= set(FEATURES) and len(variant.weights) == len(variant.features)
                     and set(variant.none.features) <= set(POOL_FEATURES)
-                    and len(variant.none.weights) == len(variant.none.features) and variant.temperature > 0)
+                    and len(variant.none.weights) == len(variant.none.features) and variant.temperature > 0
+                    and (variant.offer_at_most is None or variant.offer_at_most >= 1))
             if not fits:
                 raise ModelFileError(f"relevance model {path}, variant {key!r}: features or weights do not fit")
         if WORDS not in variants:
@@ -260,7 +264,7 @@ class RelevanceModel:
         kept = [] if none >= variant.none_cut else [
             k for k in order if probs[k] >= variant.floor
             and (k < lexical_n or cosine[k] >= variant.encoder_only_cosine)]
-        listed = kept[:limit]
+        listed = kept[:limit if variant.offer_at_most is None else min(limit, variant.offer_at_most)]
         return Scored(candidates=tuple(candidates[k] for k in listed),
                       probabilities=tuple(round(float(probs[k]), 6) for k in listed),
                       none=round(none, 6), considered=len(candidates), above_floor=len(kept),
@@ -289,6 +293,7 @@ def _variant(spec: dict[str, Any]) -> Variant:
                    temperature=float(spec["temperature"]), floor=float(spec["floor"]),
                    none_cut=float(spec.get("none_cut", 1.0)),
                    encoder_only_cosine=float(spec.get("encoder_only_cosine", 0.0)),
+                   offer_at_most=None if spec.get("offer_at_most") is None else int(spec["offer_at_most"]),
                    none=NoneModel(features=tuple(none["features"]), weights=tuple(float(w) for w in none["weights"]),
                                   bias=float(none["bias"])))
 

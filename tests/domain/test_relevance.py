@@ -22,11 +22,13 @@ def item(uid: str, title: str):
 
 
 def write_model(path: Path, *, weights=(2.0, 1.0), none=-1.0, temperature=1.0, floor=0.0, name="fixture-1",
-                signal: dict | None = None, none_cut: float = 1.0) -> Path:
+                signal: dict | None = None, none_cut: float = 1.0, offer_at_most: int | None = None) -> Path:
     """P(none) = logistic(`none`), a constant here; the candidates share the rest by a softmax."""
     variants = {"words": {"features": WORDS_FEATURES, "weights": list(weights), "temperature": temperature,
                           "floor": floor, "none_cut": none_cut,
                           "none": {"features": [], "weights": [], "bias": none}}}
+    if offer_at_most is not None:
+        variants["words"]["offer_at_most"] = offer_at_most
     if signal is not None:
         variants["signal"] = signal
     path.write_text(json.dumps({"name": name, "variants": variants}), encoding="utf-8")
@@ -110,6 +112,25 @@ def test_relevance__the_limit_cuts_after_the_floor(tmp_path):
     model = RelevanceModel.load(write_model(tmp_path / "m.json", none=-10.0))
     scored = model.rank(gathered(1.0, 0.9, 0.8, 0.7), limit=2)
     assert len(scored.candidates) == 2 and scored.above_floor == 4
+
+
+def test_relevance__at_most_the_models_count_is_offered_the_most_probable(tmp_path):
+    """Four reach the floor; a model that offers at most two lists the two most probable, and says four
+    reached it (the pipeline discloses the narrowing)."""
+    model = RelevanceModel.load(write_model(tmp_path / "m.json", none=-10.0, offer_at_most=2))
+    scored = model.rank(gathered(0.7, 1.0, 0.8, 0.9), limit=19)
+    assert [c.item.uid for c in scored.candidates] == ["t1", "t3"] and scored.above_floor == 4
+    assert len(model.rank(gathered(1.0, 0.9, 0.8), limit=1).candidates) == 1  # the caller's limit still holds
+
+
+@pytest.mark.parametrize("count", [0, -3, "many"])
+def test_relevance__a_model_offering_fewer_than_one_is_refused(tmp_path, count):
+    path = write_model(tmp_path / "m.json")
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    raw["variants"]["words"]["offer_at_most"] = count
+    path.write_text(json.dumps(raw), encoding="utf-8")
+    with pytest.raises(ModelFileError):
+        RelevanceModel.load(path)
 
 
 def test_relevance__equal_candidates_keep_the_matchers_order(tmp_path):
