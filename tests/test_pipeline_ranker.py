@@ -97,6 +97,28 @@ def test_ranker__a_model_that_offers_at_most_one_discloses_the_narrowing(tmp_pat
     assert narrowed and narrowed[0].details == {"matched": 2, "kept": 1}
 
 
+def test_ranker__words_naming_no_title_with_a_date_are_weighed_not_listed_by_the_date(model):
+    """"llama trekking on friday": with the encoder the model weighs the titles it brings (here none is probable:
+    no_candidates), not every item due Friday; without the encoder the date's items stay the only candidates."""
+    from datetime import date, datetime, timezone
+
+    from tests.encoders.hashing import HashingEncoder
+
+    friday = [make_item(collection_path="/u/work/", uid=f"f{n}", title=title, etag='"1"', kind=Kind.TASK,
+                        href=f"/u/work/f{n}.ics", due=date(2027, 1, 15))
+              for n, title in enumerate(["Send the invoice", "Water the plants", "Book the venue"])]
+    now = datetime(2027, 1, 11, 9, 0, tzinfo=timezone.utc)  # a Monday
+
+    def ask(semantic):
+        return resolve(request=parse_request(text="llama trekking on friday", kind="task"),
+                       calendar=MemoryCalendar(items=friday), judge=Judge(), policy=NoThresholds(),
+                       request_id="req_d", ranker=model, semantic=semantic, now=now)
+
+    weighed = ask(HashingEncoder())
+    assert weighed.reason is Reason.NO_CANDIDATES and weighed.candidates == ()
+    assert {c.uid for c in ask(None).candidates} == {"f0", "f1", "f2"}
+
+
 def test_ranker__without_an_approved_threshold_nothing_is_resolved(model):
     judge = Judge()
     outcome = run("the dentist", model, judge=judge)

@@ -704,21 +704,25 @@ def build_pool(
     tz: tzinfo = timezone.utc,
     bonus_words: Sequence[str] = (),
     memo: MatchingMemo | None = None,
+    unmatched_by_date: bool = True,
 ) -> Pool:
     """The candidates for a reference (its time expression already taken out as `time_range`).
 
     A time plus words that name no title ("what do I have due on Friday",
     "anything overdue", "my meetings on the 21st") asks by date alone: the
-    items due or occurring in the range, nearest first. So does a time whose
-    other words match no title at all. Otherwise the titles are ranked, and the
-    range only orders the plausible ones.
+    items due or occurring in the range, nearest first. So, with
+    `unmatched_by_date`, does a time whose other words match no title at all.
+    Without it such a reference gets an empty pool: the caller weighs what the
+    encoder brings (the relevance model), and "llama trekking on saturday"
+    is not offered everything on Saturday. Otherwise the titles are ranked,
+    and the range only orders the plausible ones.
     """
     if time_range is not None and not title_naming_words(text, items, language=language):
         return _date_alone(text, items, time_range, tz=tz, limit=limit)
     unknown: list[float] = []
     ranked, matched = _rank(text, items, language=language, time_range=time_range, tz=tz,
                             bonus_words=bonus_words, limit=limit, memo=memo, unknown_out=unknown)
-    if not ranked and time_range is not None:
+    if not ranked and time_range is not None and unmatched_by_date:
         return _date_alone(text, items, time_range, tz=tz, limit=limit)
     return Pool(candidates=tuple(ranked), matched=matched, unknown=unknown[0] if unknown else 1.0)
 

@@ -181,9 +181,12 @@ def _candidates(run: _Run, expression: Any, *, max_candidates: int, language: st
     """The ranked pool for the reference (less its time expression), and each candidate's occurrence."""
     text = expression.rest if expression else run.request.text
     time_range = expression.range if expression else None
+    # With the model and the encoder, words that name no title are weighed by what the encoder brings;
+    # otherwise the range's items are the only candidates such a reference has.
     pool = build_pool(text, run.fetched.items, limit=relevance.PREPOOL if ranker else max_candidates,
                       language=language, time_range=time_range, tz=run.tz,
-                      bonus_words=expression.expression.split() if expression else (), memo=run.fetched.memo)
+                      bonus_words=expression.expression.split() if expression else (), memo=run.fetched.memo,
+                      unmatched_by_date=ranker is None or semantic is None)
     if ranker is None:
         # The semantic signal adds what words miss and reorders; it never resolves (domain/semantic.py).
         pool = widen(pool, text, run.fetched.items, encoder=semantic, memo=run.fetched.memo, limit=max_candidates,

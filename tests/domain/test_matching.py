@@ -209,6 +209,17 @@ def test_date_alone__words_matching_no_title_fall_back_to_the_date():
     assert {c.item.uid for c in found.candidates} == {"fri1", "fri2", "fri3"}
 
 
+def test_date_alone__not_for_words_matching_no_title_when_the_caller_weighs_the_encoders_titles():
+    """The relevance model with the encoder: an empty pool, not Friday's items; fillers alone still ask by date."""
+    expression = find_time_expression("the zyxwv thing on Friday", now=NOW, tz=BERLIN)
+    found = build_pool(expression.rest, CALENDAR, limit=19, time_range=expression.range, tz=BERLIN,
+                       unmatched_by_date=False)
+    assert found.candidates == () and not found.by_date
+    fillers = find_time_expression("what do I have on Friday", now=NOW, tz=BERLIN)
+    assert build_pool(fillers.rest, CALENDAR, limit=19, time_range=fillers.range, tz=BERLIN,
+                      unmatched_by_date=False).by_date
+
+
 def test_title_naming_words__fillers_and_collections_set_aside():
     assert title_naming_words("what do I have at home", CALENDAR) == []
     assert title_naming_words("my meetings", CALENDAR) == []
