@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from tests.support.calendars import listed_at_most
 from tests.support.commands import run_resolve
 
 pytestmark = pytest.mark.django_db
@@ -39,7 +40,7 @@ def test_command__clarification_json(live):
     code, out, _ = run("--text", "bulk chore", "--kind", "task", "--json")
     body = json.loads(out)
     assert code == 3 and body["status"] == "needs_clarification"
-    assert len(body["data"]["candidates"]) == 19
+    assert len(body["data"]["candidates"]) == listed_at_most()
 
 
 def test_command__json_stderr_is_json_lines_only(live):

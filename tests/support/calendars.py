@@ -11,6 +11,14 @@ DAY = timedelta(days=1)
 BULK_COUNT = 25  # more than 19 items share the word "bulk"
 
 
+def listed_at_most() -> int:
+    """How many candidates a clarification over the bulk collection lists: the shipped relevance model's
+    count with the encoder (the default), within the 19 the pipeline lists at most."""
+    from resolver.domain.relevance import RelevanceModel
+
+    return min(19, RelevanceModel.load().variant(True).offer_at_most or 19)
+
+
 def scenario_collections() -> dict[str, tuple[str, list[Spec]]]:
     work = [
         Spec("t-portfolio", "Draft portfolio outline", when=NOW + 3 * DAY),
