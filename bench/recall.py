@@ -515,12 +515,13 @@ def main(argv: list[str] | None = None) -> int:
     metas = {n: retrieval.load_meta(retrieval.CALENDARS[n]) for n in names}
     raw_items = {n: retrieval.load_items(retrieval.CALENDARS[n]) for n in names}
     items = {n: retrieval.memory_items(raw_items[n], metas[n]) for n in names}
+    closed = {n: retrieval.memory_closed(raw_items[n], metas[n]) for n in names}
     by_kind = {n: {kind: [i for i in items[n] if i.kind.value == kind] for kind in ("task", "event")}
                for n in names}
     titles = {i.uid: i.title for n in names for i in items[n]}  # the calendars' uids do not overlap
 
     def calendars() -> dict[str, Any]:
-        return {n: MemoryCalendar(items=list(items[n])) for n in names}
+        return {n: MemoryCalendar(items=list(items[n]), closed=list(closed[n])) for n in names}
 
     from resolver.conf import resolver_settings
     from resolver.domain.glossary import find_freedict

@@ -56,6 +56,9 @@ class Example:
     targets: tuple[int, ...]  # rows of the expected items present in the pool; () = none of them
     absent: bool  # the reference names nothing
     present: bool  # an expected item is in the pool
+    # Rows that are closed items (FetchResult.closed): they compete, are never offered, and when one is the
+    # most probable nothing is (RelevanceModel.rank). None: no closed row.
+    closed: np.ndarray | None = None
 
 
 class Recorder:
@@ -66,12 +69,13 @@ class Recorder:
 
     def __init__(self, centroid: Any = None) -> None:
         self.last: Any = None
+        self.closed: frozenset[str] = frozenset()
         self.centroid = centroid
 
-    def rank(self, gathered: Any, *, limit: int) -> Any:
+    def rank(self, gathered: Any, *, limit: int, closed: frozenset[str] = frozenset()) -> Any:
         from resolver.domain.relevance import Scored
 
-        self.last = gathered
+        self.last, self.closed = gathered, closed
         listed = (tuple(gathered.lexical) + tuple(_wrap(i) for i in gathered.extra))[:limit]
         return Scored(candidates=listed, probabilities=tuple(0.0 for _ in listed), none=0.0,
                       considered=len(listed), above_floor=len(listed))
@@ -99,7 +103,9 @@ def calendars() -> dict[str, tuple[Any, Any]]:
     found = {}
     for name, root in retrieval.CALENDARS.items():
         meta = retrieval.load_meta(root)
-        found[name] = (meta, MemoryCalendar(items=list(retrieval.memory_items(retrieval.load_items(root), meta))))
+        raw = retrieval.load_items(root)
+        found[name] = (meta, MemoryCalendar(items=list(retrieval.memory_items(raw, meta)),
+                                            closed=list(retrieval.memory_closed(raw, meta))))
     return found
 
 
@@ -153,8 +159,10 @@ def collect(refs: list[dict[str, Any]], cals: dict[str, tuple[Any, Any]], encode
         candidates, matrix = feature_matrix(gathered.lexical, gathered.extra, gathered.context, FEATURES)
         expected = set(ref["expected"])
         targets = tuple(k for k, c in enumerate(candidates) if c.item.uid in expected)
+        shut = np.array([c.item.item_id in recorder.closed for c in candidates], dtype=bool)
         examples.append(Example(ref_id=ref["id"], category=ref["category"], split=ref["split"], matrix=matrix,
-                                targets=targets, absent=not expected, present=bool(targets)))
+                                targets=targets, absent=not expected, present=bool(targets),
+                                closed=shut if shut.any() else None))
     return examples
 
 
@@ -248,11 +256,27 @@ def pool_rows(examples: list[Example], columns: list[int], w: np.ndarray) -> tup
 
 
 def _offerable(e: Example, variant: Any) -> np.ndarray:
-    """Which rows the runtime may offer at all (RelevanceModel.rank: the encoder-only rows near enough)."""
+    """Which rows the runtime may offer at all (RelevanceModel.rank: the encoder-only rows near enough, never
+    a closed item's)."""
     from resolver.domain.relevance import FEATURES
 
-    return (e.matrix[:, FEATURES.index("lexical")] > 0) | (e.matrix[:, FEATURES.index("cosine")]
+    near = (e.matrix[:, FEATURES.index("lexical")] > 0) | (e.matrix[:, FEATURES.index("cosine")]
                                                            >= variant.encoder_only_cosine)
+    return near if e.closed is None else near & ~e.closed
+
+
+def _probabilities(e: Example, variant: Any) -> tuple[np.ndarray, float]:
+    """Each row's probability as offered (0 for a row never offered), and P(none); all 0 when a closed item is
+    more probable than every live one and reaches the floor (RelevanceModel.rank: nothing is offered)."""
+    from resolver.domain.relevance import RelevanceModel
+
+    probs, none = RelevanceModel.probabilities(e.matrix, variant)
+    if e.closed is not None and none < variant.none_cut:
+        top = int(np.argmax(probs))
+        live = probs[~e.closed]
+        if e.closed[top] and probs[top] >= variant.floor and probs[top] > (live.max() if len(live) else -1.0):
+            return np.zeros(len(probs)), none
+    return np.where(_offerable(e, variant), probs, 0.0), none
 
 
 # A title only the encoder found is offered when it is at least as near as this share of such titles that
@@ -287,9 +311,8 @@ def choose_cuts(examples: list[Example], spec: dict[str, Any], loss: float) -> t
             if e.absent:
                 absent.append((0.0, 1.0))
             continue
-        probs, none = RelevanceModel.probabilities(e.matrix, variant)
+        probs, none = _probabilities(e, variant)
         offerable = _offerable(e, variant)
-        probs = np.where(offerable, probs, 0.0)
         if e.present and any(offerable[k] for k in e.targets):
             # (an item meant that the encoder-only rule leaves out is that rule's cost, measured on its own)
             meant.append((max(probs[k] for k in e.targets), none))
@@ -332,8 +355,8 @@ def choose_cap(examples: list[Example], spec: dict[str, Any], loss: float) -> tu
     for e in examples:
         if len(e.matrix) == 0:
             continue
-        probs, none = RelevanceModel.probabilities(e.matrix, variant)
-        probs = np.where(_offerable(e, variant) & (probs >= variant.floor), probs, 0.0)
+        probs, none = _probabilities(e, variant)
+        probs = np.where(probs >= variant.floor, probs, 0.0)
         if none >= variant.none_cut:
             continue
         order = [k for k in np.argsort(-probs, kind="stable") if probs[k] > 0.0]

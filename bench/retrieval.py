@@ -138,6 +138,13 @@ def memory_items(items: list[dict[str, Any]], meta: Meta) -> list[Any]:
     return calendar_items(items, meta)
 
 
+def memory_closed(items: list[dict[str, Any]], meta: Meta) -> list[Any]:
+    """The set's completed tasks and cancelled events as the reader keeps them apart (FetchResult.closed)."""
+    from resolver.evaluation.ranking import closed_items
+
+    return closed_items(items, meta)
+
+
 def _when(value: str, zone: ZoneInfo) -> date | datetime:
     if len(value) == 10:
         return date.fromisoformat(value)

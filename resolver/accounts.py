@@ -149,12 +149,13 @@ class Namespacer:
 
     def __init__(self, slug: str) -> None:
         self.slug = slug
-        self._last: dict[Kind, dict[int, tuple[Item, Item]]] = {}
+        self._last: dict[tuple[Kind, bool], dict[int, tuple[Item, Item]]] = {}
         self._lock = threading.Lock()
 
-    def items(self, kind: Kind, source: Sequence[Item]) -> list[Item]:
+    def items(self, kind: Kind, source: Sequence[Item], *, closed: bool = False) -> list[Item]:
+        """`source` namespaced; `closed`: they are FetchResult.closed, remembered apart from the live ones."""
         with self._lock:
-            known = self._last.get(kind, {})
+            known = self._last.get((kind, closed), {})
         prefix = self.slug + SEPARATOR
         fresh: dict[int, tuple[Item, Item]] = {}
         out: list[Item] = []
@@ -166,7 +167,7 @@ class Namespacer:
             fresh[id(item)] = pair
             out.append(pair[1])
         with self._lock:
-            self._last[kind] = fresh
+            self._last[(kind, closed)] = fresh
         return out
 
     def __len__(self) -> int:
@@ -241,6 +242,7 @@ class AccountsCalendar:
             wanted = {slug: None for slug in self._sources}
 
         items: list[Item] = []
+        closed: list[Item] = []
         skipped: list[Any] = []
         searched: list[str] = []
         filter_skipped: list[str] = []
@@ -254,7 +256,10 @@ class AccountsCalendar:
                 ids = err.details.get("collection_ids") or own_ids or []
                 raise CollectionNotFound(details={"collection_ids": [f"{slug}{SEPARATOR}{c}" for c in ids]}) from None
             prefix = slug + SEPARATOR
-            items += (self._namespacers.get(slug) or Namespacer(slug)).items(kind, result.items)
+            namespacer = self._namespacers.get(slug) or Namespacer(slug)
+            items += namespacer.items(kind, result.items)
+            if result.closed:
+                closed += namespacer.items(kind, result.closed, closed=True)
             skipped += result.skipped
             searched += [prefix + c for c in result.collections_searched]
             filter_skipped += [prefix + c for c in result.server_filter_skipped]
@@ -264,7 +269,7 @@ class AccountsCalendar:
                 read_at = result.read_at  # the earliest read: what the answer can vouch for
         return FetchResult(items=tuple(items), skipped=tuple(skipped), requests=requests,
                            collections_searched=tuple(searched), read_at=read_at,
-                           server_filter_skipped=tuple(filter_skipped), memo=memo)
+                           server_filter_skipped=tuple(filter_skipped), memo=memo, closed=tuple(closed))
 
 
 # --- connecting an account -------------------------------------------------------

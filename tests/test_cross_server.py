@@ -94,6 +94,13 @@ def facts(item: Item) -> tuple[str | None, ...]:
     return (item.uid, item.collection_id, item.title, item.kind.value, item.status, item.due, item.start)
 
 
+def server_free(details: dict[str, Any]) -> dict[str, Any]:
+    """A warning's details without item IDs (`closed_item_matched` names the closed items by theirs)."""
+    if "items" not in details:
+        return details
+    return {**details, "items": [{k: v for k, v in shown.items() if k != "item_id"} for shown in details["items"]]}
+
+
 def answer(outcome: Outcome) -> dict[str, Any]:
     return {
         "status": outcome.status.value,
@@ -101,7 +108,7 @@ def answer(outcome: Outcome) -> dict[str, Any]:
         "item": facts(outcome.item) if outcome.item else None,
         "candidates": [facts(item) for item in outcome.candidates],
         "prompt": outcome.prompt,
-        "warnings": [(w.code, w.details) for w in outcome.warnings],
+        "warnings": [(w.code, server_free(w.details)) for w in outcome.warnings],
         "collections": outcome.collection_ids,
     }
 

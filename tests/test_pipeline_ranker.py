@@ -190,3 +190,60 @@ def test_ranker__a_collection_with_the_same_titles_as_another_never_lists_the_ot
                           calendar=calendar, judge=Judge(), policy=NoThresholds(), request_id="req_c",
                           semantic=encoder, ranker=model)
         assert outcome.candidates and {c.collection_id for c in outcome.candidates} == {collection}
+
+
+# -- completed and cancelled items (FetchResult.closed) ---------------------------------------------------------
+
+def done(uid: str, title: str, status: str = "COMPLETED") -> Item:
+    return make_item(collection_path="/u/home/", uid=uid, title=title, etag=f'"{uid}"', kind=Kind.TASK,
+                     href=f"/u/home/{uid}.ics", status=status)
+
+
+SHOPPING = [task("apples", "Buy apples"), task("bread", "Buy bread"), task("rent", "Pay the rent")]
+CLOSED = [done("rice", "Buy rice"), done("old-rent", "Pay the rent"), done("gym", "Cancel the gym", "CANCELLED")]
+
+
+def run_closed(text: str, ranker: RelevanceModel | None):
+    return resolve(request=parse_request(text=text, kind="task"),
+                   calendar=MemoryCalendar(items=list(SHOPPING), closed=list(CLOSED)), judge=Judge(),
+                   policy=NoThresholds(), request_id="req_c", ranker=ranker)
+
+
+def closed_warning(outcome) -> dict | None:
+    found = [w for w in outcome.warnings if w.code == "closed_item_matched"]
+    return found[0].details if found else None
+
+
+@pytest.mark.parametrize("with_model", [True, False])
+def test_closed__a_title_only_a_closed_item_has_is_no_candidates_naming_it(model, with_model):
+    """With or without the model: the exact title of a done task answers nothing open, and says which it is."""
+    outcome = run_closed("buy rice", model if with_model else None)
+    assert outcome.status is Status.NEEDS_CLARIFICATION and outcome.reason is Reason.NO_CANDIDATES
+    assert outcome.candidates == () and "completed or cancelled" in outcome.prompt
+    (shown,) = closed_warning(outcome)["items"]
+    assert (shown["title"], shown["status"], shown["collection_id"]) == ("Buy rice", "COMPLETED", "home")
+
+
+def test_closed__a_live_item_of_the_same_title_is_still_resolved():
+    outcome = run_closed("Pay the rent", None)
+    assert outcome.status is Status.OK and outcome.item.uid == "rent" and closed_warning(outcome) is None
+
+
+def test_closed__more_probable_than_every_live_one_nothing_is_offered(model):
+    """"rice to buy" matches the done "Buy rice" on both words, the live "Buy apples" on one: the model finds
+    the done task most probable, and the clarification offers nothing and names it."""
+    outcome = run_closed("rice to buy", model)
+    assert outcome.reason is Reason.NO_CANDIDATES and outcome.candidates == ()
+    assert [i["item_id"] for i in closed_warning(outcome)["items"]] == [CLOSED[0].item_id]
+
+
+def test_closed__a_tie_with_a_live_item_offers_the_live_one_and_never_the_closed(model):
+    """This month's "Pay the rent" and last month's, done: equally probable, the live one is offered alone."""
+    outcome = run_closed("the rent", model)
+    assert [c.uid for c in outcome.candidates] == ["rent"] and closed_warning(outcome) is None
+
+
+def test_closed__a_closed_item_is_never_a_candidate(model):
+    """"buy" matches every shopping task, the done one too: the live ones are offered, the done one is not."""
+    outcome = run_closed("buy", model)
+    assert {c.uid for c in outcome.candidates} <= {"apples", "bread"} and outcome.candidates

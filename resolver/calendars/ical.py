@@ -391,13 +391,15 @@ def live_items(
     href: str = "",
     tz: tzinfo | None = None,
     limits: Limits = DEFAULT_LIMITS,
+    closed: list[Item] | None = None,
 ) -> list[Item]:
-    """The live items of `kind` in one resource; raises UnparseableResource."""
+    """The live items of `kind` in one resource (the done ones appended to `closed`, as `items_from` says);
+    raises UnparseableResource."""
     check_bounds(text, limits)
     if kind is Kind.EVENT and certainly_ended(text, window.start):
         return []
     facts = _read_checked(text)
-    return items_from(facts, kind=kind, collection_path=collection_path, href=href, etag=etag,
+    return items_from(facts, kind=kind, collection_path=collection_path, href=href, etag=etag, closed=closed,
                       window=window, tz=tz, limits=limits)
 
 
@@ -412,11 +414,15 @@ def items_from(
     tz: tzinfo | None = None,
     limits: Limits = DEFAULT_LIMITS,
     exact: list[bool] | None = None,
+    closed: list[Item] | None = None,
 ) -> list[Item]:
     """The live items of `kind` in these facts for this window; raises UnparseableResource.
 
     `tz` is the zone floating times and all-day dates are read in (None: UTC).
     `exact`: as for `occurrences`, for every series read.
+    `closed`: when given, the items that are not live because they are done (a task COMPLETED or
+    CANCELLED, an event CANCELLED with an occurrence in the window) are appended to it. A closed
+    component that cannot be read is left out, never a reason to skip the resource.
     """
     zone = tz or UTC
     name = COMPONENT[kind]
@@ -428,7 +434,37 @@ def items_from(
             _event(component, collection_path, href, etag, window, zone, limits, exact)
         if item is not None:
             items.append(item)
+        elif closed is not None and _is_closed(component, kind):
+            done = _closed(component, kind, collection_path, href, etag, window, zone, limits, exact)
+            if done is not None:
+                closed.append(done)
     return items
+
+
+def _is_closed(c: ComponentFacts, kind: Kind) -> bool:
+    if kind is Kind.TASK:
+        return c.status in CLOSED_TASK_STATUSES or c.completed
+    return c.status == "CANCELLED"
+
+
+def _closed(c: ComponentFacts, kind: Kind, collection_path: str, href: str, etag: str, window: Window,
+            zone: tzinfo, limits: Limits, exact: list[bool] | None = None) -> Item | None:
+    """The item of a done component, built as a live one would be (an event: its occurrences in the window)."""
+    if c.error is not None:
+        return None
+    if kind is Kind.TASK:
+        return make_item(collection_path=collection_path, uid=c.uid, title=c.title, etag=etag, kind=Kind.TASK,
+                         status=c.status or "COMPLETED", due=c.due, href=href)
+    try:
+        found = occurrences(c, window, zone, budget=limits.recurrence_budget, exact=exact)
+    except (recurrence.RecurrenceTooComplex, recurrence.BadRule):
+        return None
+    if not found:
+        return None
+    first_start, _ = found[0]
+    return make_item(collection_path=collection_path, uid=c.uid, title=c.title, etag=etag, kind=Kind.EVENT,
+                     status=c.status, start=first_start, href=href,
+                     occurrences=tuple(occurrence for _, occurrence in found))
 
 
 FOREVER = datetime.max.replace(tzinfo=UTC)
@@ -449,6 +485,7 @@ def items_until(
     window: Window,
     tz: tzinfo | None = None,
     limits: Limits = DEFAULT_LIMITS,
+    closed: list[Item] | None = None,
 ) -> tuple[list[Item], datetime]:
     """`items_from`, and until when a later window of the same length gives the same items.
 
@@ -464,17 +501,18 @@ def items_until(
     """
     exact = [True]
     items = items_from(facts, kind=kind, collection_path=collection_path, href=href, etag=etag, window=window,
-                       tz=tz, limits=limits, exact=exact)
+                       tz=tz, limits=limits, exact=exact, closed=closed)
     if kind is Kind.TASK:
         return items, FOREVER
     if not exact[0]:
         return items, window.start
     zone = tz or UTC
     horizon = window.end - window.start
-    # A live occurrence ends (an instant: once the window starts after it).
-    edges = [o.start if o.end == o.start else o.end for item in items for o in item.occurrences]
+    # A live occurrence ends (an instant: once the window starts after it); so does a cancelled one, kept
+    # (`closed` holds this resource's alone: the caller passes a list per resource).
+    edges = [o.start if o.end == o.start else o.end for item in items + (closed or []) for o in item.occurrences]
     for c in facts.components:
-        if c.name != "VEVENT" or c.status == "CANCELLED":
+        if c.name != "VEVENT" or (c.status == "CANCELLED" and closed is None):
             continue
         if c.start is None:
             return items, window.start

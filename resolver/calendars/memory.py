@@ -13,18 +13,21 @@ from resolver.domain.matching import MatchingMemo
 
 @dataclass
 class MemoryCalendar:
-    """Holds live items only (liveness is the real backend's job), built typed (`Item.due`, `Item.start`).
+    """Holds live items, and apart from them closed ones (liveness is the real backend's job), built typed
+    (`Item.due`, `Item.start`).
 
     The items' times do not depend on the zone, so `time_zone` only has to be one.
     """
 
     items: list[Item] = field(default_factory=list)
+    # Completed or cancelled items, returned as FetchResult.closed (never candidates).
+    closed: list[Item] = field(default_factory=list)
     extra_collections: tuple[str, ...] = ()
     # What matching remembers of these items between requests (title indexes, title vectors).
     memo: MatchingMemo = field(default_factory=MatchingMemo, repr=False, compare=False)
 
     def collections(self) -> list[Collection]:
-        ids = sorted({item.collection_id for item in self.items} | set(self.extra_collections))
+        ids = sorted({item.collection_id for item in self.items + self.closed} | set(self.extra_collections))
         return [Collection(collection_id=cid, url_path=f"/user/{cid}/", display_name=cid) for cid in ids]
 
     def fetch(self, *, kind: Kind, collection_ids: Sequence[str] | None,
@@ -38,5 +41,6 @@ class MemoryCalendar:
             raise CollectionNotFound("Unknown collection ID.", details={"collection_ids": unknown})
         chosen = set(wanted)
         items = tuple(i for i in self.items if i.kind is kind and i.collection_id in chosen)
+        closed = tuple(i for i in self.closed if i.kind is kind and i.collection_id in chosen)
         return FetchResult(items=items, requests=0, collections_searched=tuple(wanted),
-                           read_at=datetime.now(timezone.utc), memo=self.memo)
+                           read_at=datetime.now(timezone.utc), memo=self.memo, closed=closed)

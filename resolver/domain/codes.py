@@ -160,6 +160,16 @@ class WarningCode(StrEnum):
         # {searched} and {wider}: ranges as resolver/domain/emptyrange.py describes them.
         "Nothing is due or occurring {searched}{every_day}. Try a wider range, such as {wider}, or name the item.",
     )
+    CLOSED_ITEM_MATCHED = (
+        "closed_item_matched",
+        "The reference names an item that is completed or cancelled, and no live one "
+        "(`details.items`: its `item_id`, `title`, `status` and `collection_id`, at most 3); "
+        "nothing is offered.",
+        "The reference names an item that is completed or cancelled.",
+        "",
+        "Nothing open in your calendars matches this reference: it names an item that is already completed "
+        "or cancelled. Name an open item, or reopen that one in your calendar app.",
+    )
     SERVER_FILTER_SKIPPED = (
         "server_filter_skipped",
         "The server timed out or failed (5xx) on its own time-range filter; these collections were read "

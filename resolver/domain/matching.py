@@ -121,6 +121,9 @@ class Pool:
     scored: Any = field(default=None, compare=False)
     # The share of the reference's word weight no title matches at all (words the calendar does not know).
     unknown: float = field(default=0.0, compare=False)
+    # A completed or cancelled item (FetchResult.closed) the relevance model found more probable than every
+    # live one: nothing is offered, and the clarification names it (`closed_item_matched`).
+    closed: tuple[Item, ...] = field(default=(), compare=False)
 
     @property
     def narrowed(self) -> bool:
@@ -292,7 +295,9 @@ class MatchingMemo:
 
     def __init__(self, *, max_indexes: int = 16, max_vectors: int | None = None) -> None:
         self._by_titles: OrderedDict[tuple[str, tuple[str, ...]], TitleIndex] = OrderedDict()
-        self._last: tuple[Sequence[Item], str, TitleIndex] | None = None
+        # The last sequences asked for, most recent first: a request matches its live items and, for the
+        # relevance model, its closed ones (FetchResult.closed); each must find its index by identity.
+        self._last: list[tuple[Sequence[Item], str, TitleIndex]] = []
         self._lock = threading.Lock()
         self._max_indexes = max_indexes
         self._max_vectors = max_vectors
@@ -308,11 +313,11 @@ class MatchingMemo:
         """
         forms = word_forms(language)
         with self._lock:
-            last = self._last
-        if last is not None and last[1] == language and _same_items(last[0], items):
-            with self._lock:
-                self._last = (items, language, last[2])
-            return last[2]
+            recent = list(self._last)
+        for last in recent:
+            if last[1] == language and _same_items(last[0], items):
+                self._remember_last(items, language, last[2])
+                return last[2]
         titles = (language, tuple(item.title_key for item in items))
         with self._lock:
             index = self._by_titles.get(titles)
@@ -326,9 +331,13 @@ class MatchingMemo:
                 self._by_titles[titles] = index
                 while len(self._by_titles) > self._max_indexes:
                     self._by_titles.popitem(last=False)
-        with self._lock:
-            self._last = (items, language, index)
+        self._remember_last(items, language, index)
         return index
+
+    def _remember_last(self, items: Sequence[Item], language: str, index: TitleIndex) -> None:
+        with self._lock:
+            kept = [last for last in self._last if last[2] is not index]
+            self._last = [(items, language, index)] + kept[:LAST_SEQUENCES - 1]
 
     @property
     def vectors(self) -> TitleVectors:
@@ -342,8 +351,12 @@ class MatchingMemo:
         """Forget every index and vector (what a new reader starts with)."""
         with self._lock:
             self._by_titles.clear()
-            self._last = None
+            self._last = []
             self._vectors = None
+
+
+# How many of the last sequences MatchingMemo.index recognises by identity: the live items and the closed ones.
+LAST_SEQUENCES = 2
 
 
 def _same_items(known: Sequence[Item], items: Sequence[Item]) -> bool:

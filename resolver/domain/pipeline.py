@@ -110,6 +110,11 @@ def resolve(
     exact = _exact(run, max_candidates)
     if exact is not None:
         return exact
+    closed = exact_matches(request.text, fetched.closed) if fetched.closed else []
+    if closed:
+        # No live item has this ID, UID or title; a completed or cancelled one has.
+        run.matched()
+        return _closed(run, tuple(closed))
     # "Yoga class tomorrow": the time becomes a range, the rest must match a title.
     expression = find_time_expression(request.text, now=run.now, tz=run.tz, language=language)
     if expression is not None and expression.rest:
@@ -121,6 +126,8 @@ def resolve(
                                occurrences={item.item_id: occurrence} if occurrence else {})
     pool, candidates, occurrences = _candidates(run, expression, max_candidates=max_candidates, language=language,
                                                 semantic=semantic, ranker=ranker)
+    if not candidates and pool.closed:
+        return _closed(run, pool.closed)
     if not candidates:
         # A question by date alone that finds nothing says which range it searched.
         searched = expression.range if expression is not None and pool.by_date else None
@@ -195,11 +202,15 @@ def _candidates(run: _Run, expression: Any, *, max_candidates: int, language: st
         # Asked by date alone: every item in the range is meant, nearest first; nothing to weigh.
         pool = Pool(candidates=pool.candidates[:max_candidates], matched=pool.matched, by_date=True)
     else:
-        gathered = relevance.gather(text, run.fetched.items, lexical=pool.candidates, matched=pool.matched,
+        lexical, closed_ids = pool.candidates, frozenset[str]()
+        if run.fetched.closed:
+            lexical, closed_ids = _with_closed(pool, text, run, language=language, time_range=time_range,
+                                               bonus_words=expression.expression.split() if expression else ())
+        gathered = relevance.gather(text, run.fetched.items, lexical=lexical, matched=pool.matched,
                                     time_range=time_range, tz=run.tz, memo=run.fetched.memo, encoder=semantic,
                                     language=language, unknown=pool.unknown, centroid=ranker.centroid,
                                     words=ranker.reads_words)
-        pool = _scored_pool(ranker, gathered, semantic, max_candidates)
+        pool = _scored_pool(ranker, gathered, semantic, max_candidates, closed_ids)
     run.matched()
     run.warnings += _narrowed_warning(pool)
     candidates = tuple(c.item for c in pool.candidates)
@@ -208,16 +219,45 @@ def _candidates(run: _Run, expression: Any, *, max_candidates: int, language: st
     return pool, candidates, occurrences
 
 
+def _with_closed(pool: Pool, text: str, run: _Run, *, language: str, time_range: TimeRange | None,
+                 bonus_words: list[str]) -> tuple[tuple[Any, ...], frozenset[str]]:
+    """The lexical pool joined by the closed items words match, best first (live first on a tie), at most
+    relevance.PREPOOL; and the closed ones' item IDs. The model weighs them as it weighs the live ones."""
+    found = build_pool(text, run.fetched.closed, limit=relevance.PREPOOL, language=language, time_range=time_range,
+                       tz=run.tz, bonus_words=bonus_words, memo=run.fetched.memo, unmatched_by_date=False)
+    if found.by_date or not found.candidates:
+        return pool.candidates, frozenset()
+    joined = sorted(pool.candidates + found.candidates, key=lambda c: -c.score)[:relevance.PREPOOL]
+    closed_ids = frozenset(c.item.item_id for c in found.candidates)
+    return tuple(joined), frozenset(c.item.item_id for c in joined if c.item.item_id in closed_ids)
+
+
+# A clarification names at most this many of the closed items a reference matches.
+CLOSED_SHOWN = 3
+
+
+def _closed(run: _Run, items: tuple[Item, ...]) -> Outcome:
+    """Nothing live is named, a completed or cancelled item is: no candidates, and which item it is."""
+    shown = [{"item_id": item.item_id, "title": item.title, "status": item.status or "",
+              "collection_id": item.collection_id} for item in items[:CLOSED_SHOWN]]
+    code = WarningCode.CLOSED_ITEM_MATCHED
+    return run.outcome(status=Status.NEEDS_CLARIFICATION, method=None, reason=Reason.NO_CANDIDATES,
+                       prompt=code.prompt, warnings=run.warnings + (OutcomeWarning.of(code, items=shown),))
+
+
 def _scored_pool(ranker: relevance.RelevanceModel, gathered: relevance.Gathered, semantic: Encoder | None,
-                 limit: int) -> Pool:
+                 limit: int, closed: frozenset[str] = frozenset()) -> Pool:
     """The model's order and cut: the candidates it finds probable enough, most probable first."""
-    scored = ranker.rank(gathered, limit=limit)
+    scored = ranker.rank(gathered, limit=limit, closed=closed)
     encoder_name = semantic.name if semantic is not None and gathered.context.with_signal else None
     # Narrowed: more reached the floor than are listed, or words matched more than the model
     # could weigh and the weakest it weighed still reached the floor.
     matched = scored.above_floor
-    if gathered.matched > len(gathered.lexical) and scored.lexical_tail_kept:
-        matched += gathered.matched - len(gathered.lexical)
+    weighed = sum(1 for c in gathered.lexical if c.item.item_id not in closed)  # live ones words found
+    if gathered.matched > weighed and scored.lexical_tail_kept:
+        matched += gathered.matched - weighed
+    if scored.closed_top is not None:
+        return Pool(candidates=(), matched=0, closed=(scored.closed_top.item,))
     return Pool(candidates=scored.candidates, matched=max(matched, len(scored.candidates)),
                 semantic_model=encoder_name,
                 similarities={c.item.item_id: gathered.context.cosines[c.item.item_id] for c in scored.candidates

@@ -43,6 +43,12 @@ class FetchResult:
     # (matching.MatchingMemo): its title indexes and title vectors, dropped with
     # the reader. None: the reader keeps nothing, matching starts afresh.
     memo: Any = field(default=None, compare=False, repr=False)
+    # Items of the kind that are no longer live (a task COMPLETED or CANCELLED,
+    # an event CANCELLED with an occurrence in the window), read with the live
+    # ones: never candidates. A reference that names one is answered with
+    # nothing open (`closed_item_matched`), not with the live items that look
+    # like it ("buy rice" when "Buy rice" is done).
+    closed: tuple[Item, ...] = ()
 
 
 @runtime_checkable
@@ -51,7 +57,8 @@ class CalendarSource(Protocol):
 
     def fetch(self, *, kind: Kind, collection_ids: Sequence[str] | None,
               time_zone: tzinfo) -> FetchResult:
-        """Live items of `kind`, from the given collections or all of them.
+        """Live items of `kind`, from the given collections or all of them (and, in
+        `FetchResult.closed`, those of the same resources that are completed or cancelled).
 
         `time_zone` is the request's zone, parsed at the boundary: floating
         times and all-day dates in the calendar data are read in it. Items

@@ -165,6 +165,9 @@ class Scored:
     considered: int  # how many the model scored
     above_floor: int  # how many reached the floor (before the limit)
     lexical_tail_kept: bool = False  # the weakest lexical candidate weighed reached the floor
+    # A closed item (never offered) more probable than every live candidate, and probable enough to have been
+    # offered first were it live: the reference names it, and nothing live is offered.
+    closed_top: Any = None
 
 
 @dataclass(frozen=True)
@@ -251,8 +254,13 @@ class RelevanceModel:
     def variant(self, with_signal: bool) -> Variant:
         return self.variants[SIGNAL] if with_signal and SIGNAL in self.variants else self.variants[WORDS]
 
-    def rank(self, gathered: Gathered, *, limit: int) -> Scored:
-        """The candidates at or above the floor, most probable first (ties: the matcher's order), at most `limit`."""
+    def rank(self, gathered: Gathered, *, limit: int, closed: frozenset[str] = frozenset()) -> Scored:
+        """The candidates at or above the floor, most probable first (ties: the matcher's order), at most `limit`.
+
+        `closed`: the item IDs among the candidates that are completed or cancelled. They compete for the
+        probability as any candidate does and are never offered; when one is more probable than every live
+        candidate and would have been offered first, nothing is offered (`Scored.closed_top`).
+        """
         variant = self.variant(gathered.context.with_signal)
         candidates, matrix = feature_matrix(gathered.lexical, gathered.extra, gathered.context)
         if not candidates:
@@ -261,14 +269,24 @@ class RelevanceModel:
         order = sorted(range(len(candidates)), key=lambda k: (-float(probs[k]), k))
         lexical_n = len(gathered.lexical)
         cosine = matrix[:, _COLUMN["cosine"]]
+        shut = {k for k, c in enumerate(candidates) if c.item.item_id in closed} if closed else set()
+        if shut and none < variant.none_cut:
+            top = order[0]
+            best_live = max((float(probs[k]) for k in range(len(candidates)) if k not in shut), default=-1.0)
+            # Strictly more probable: a live item with the same title and the same features (this month's
+            # "Pay the rent" beside last month's, done) is still offered.
+            if top in shut and float(probs[top]) >= variant.floor and float(probs[top]) > best_live:
+                return Scored(candidates=(), probabilities=(), none=round(none, 6), considered=len(candidates),
+                              above_floor=0, closed_top=candidates[top])
         kept = [] if none >= variant.none_cut else [
-            k for k in order if probs[k] >= variant.floor
+            k for k in order if probs[k] >= variant.floor and k not in shut
             and (k < lexical_n or cosine[k] >= variant.encoder_only_cosine)]
         listed = kept[:limit if variant.offer_at_most is None else min(limit, variant.offer_at_most)]
         return Scored(candidates=tuple(candidates[k] for k in listed),
                       probabilities=tuple(round(float(probs[k]), 6) for k in listed),
                       none=round(none, 6), considered=len(candidates), above_floor=len(kept),
-                      lexical_tail_kept=bool(lexical_n and probs[lexical_n - 1] >= variant.floor))
+                      lexical_tail_kept=bool(lexical_n and probs[lexical_n - 1] >= variant.floor
+                                             and (lexical_n - 1) not in shut))
 
     @staticmethod
     def probabilities(matrix: np.ndarray, variant: Variant) -> tuple[np.ndarray, float]:
@@ -487,10 +505,16 @@ def signal_cosines(text: str, items: Sequence[Item], index: TitleIndex, memo: Ma
 
     None when the deadline stopped encoding: the model then reads words alone.
     """
-    from resolver.domain.semantic import nearest
+    from resolver.domain.semantic import encoding_expired, nearest
 
     found = nearest(text, index, memo, encoder, limit=PREPOOL, floor=PREPOOL_COSINE, words=words)
     if found is None or found.reference is None:
+        return None
+    # The live titles' matrix holds every live candidate; a closed one (FetchResult.closed) words found is
+    # encoded here, within the encoder's share of the deadline, and remembered as titles are.
+    unencoded = list(dict.fromkeys(c.item.title for c in lexical if memo.vectors.row(c.item.title, encoder.name)
+                                   is None))
+    if unencoded and memo.vectors.rows(unencoded, encoder, expired=encoding_expired()) is None:
         return None
     # Positions index `items`, this request's: the memo's index may be another sequence with the same titles
     # in the same order (another collection of the account), whose Items are not this request's.

@@ -77,7 +77,8 @@ class RankerScorer:
         with self._lock:
             if calendar_set.digest not in self._calendars:
                 self._calendars[calendar_set.digest] = MemoryCalendar(
-                    items=calendar_items(calendar_set.items, calendar_set.meta))
+                    items=calendar_items(calendar_set.items, calendar_set.meta),
+                    closed=closed_items(calendar_set.items, calendar_set.meta))
             return self._calendars[calendar_set.digest]
 
     def _resolve(self, text: str, kind: str, calendar: Any, *, now: datetime, zone: Any) -> Any:
@@ -157,24 +158,36 @@ def _candidates_calendar(case: Case) -> MemoryCalendar:
 
 def calendar_items(raw_items: Any, meta: CalendarMeta) -> list[Any]:
     """A calendar set's live items as `Item`s: what the retrieval bench resolves against."""
+    return _items(raw_items, meta, closed=False)
+
+
+def closed_items(raw_items: Any, meta: CalendarMeta) -> list[Any]:
+    """Its completed tasks and cancelled events (an event's with an occurrence in the horizon), as the reader
+    keeps them apart (FetchResult.closed): never candidates, a reference that names one is told so."""
+    return _items(raw_items, meta, closed=True)
+
+
+def _items(raw_items: Any, meta: CalendarMeta, *, closed: bool) -> list[Any]:
     from resolver.domain.items import MAX_OCCURRENCES_PER_ITEM, Kind, Occurrence, make_item
     from resolver.domain.times import when_from_iso
 
     built = []
     for raw in raw_items:
-        if str(raw.get("status") or "").upper() in NOT_LIVE:
-            continue  # a completed task or a cancelled event is not live (the reader drops them too)
+        status = str(raw.get("status") or "").upper()
+        if (status in NOT_LIVE) is not closed:
+            continue  # a completed task or a cancelled event is not live (the reader keeps them apart)
         kind = Kind(raw["kind"])
         etag = '"' + hashlib.sha256(json.dumps(raw, sort_keys=True).encode()).hexdigest()[:16] + '"'
         path = f"/user/{raw['collection']}/"
         common = dict(collection_path=path, uid=raw["uid"], title=raw["title"], etag=etag, kind=kind,
-                      status="NEEDS-ACTION" if kind is Kind.TASK else None, href=f"{path}{raw['uid']}.ics")
+                      status=status if closed else "NEEDS-ACTION" if kind is Kind.TASK else None,
+                      href=f"{path}{raw['uid']}.ics")
         if kind is Kind.TASK:
             built.append(make_item(**common, due=when_from_iso(raw.get("due"))))
             continue
         spans = occurrences(raw, meta, limit=MAX_OCCURRENCES_PER_ITEM)
         if not spans:
-            continue  # no occurrence in the horizon: not live
+            continue  # no occurrence in the horizon: not live, nor kept as cancelled
         occ = tuple(Occurrence(start=s, end=e, recurrence_id=rid) for s, e, rid in spans)
         built.append(make_item(**common, start=occ[0].start, occurrences=occ))
     return built

@@ -55,6 +55,45 @@ def test_cancelled_event_is_not_live():
     assert items(text, Kind.EVENT) == []
 
 
+def closed_of(text: str, kind: Kind = Kind.TASK):
+    closed: list = []
+    live = live_items(text, kind=kind, collection_path="/u/c/", etag='"e"', window=WINDOW, closed=closed)
+    return live, closed
+
+
+@pytest.mark.parametrize("props, status", [
+    ("STATUS:COMPLETED\r\n", "COMPLETED"),
+    ("STATUS:CANCELLED\r\n", "CANCELLED"),
+    ("COMPLETED:20260101T000000Z\r\n", "COMPLETED"),  # done without a STATUS
+])
+def test_closed_tasks_are_kept_apart_with_their_status(props, status):
+    text = cal(f"BEGIN:VTODO\r\nUID:d\r\nSUMMARY:Buy rice\r\n{props}END:VTODO\r\n"
+               "BEGIN:VTODO\r\nUID:o\r\nSUMMARY:Buy bread\r\nEND:VTODO\r\n")
+    live, closed = closed_of(text)
+    assert [i.uid for i in live] == ["o"]
+    assert [(i.uid, i.title, i.status, i.kind) for i in closed] == [("d", "Buy rice", status, Kind.TASK)]
+
+
+def test_a_cancelled_event_in_the_window_is_kept_apart_and_one_past_it_is_not():
+    inside = cal("BEGIN:VEVENT\r\nUID:c\r\nSUMMARY:Launch\r\nSTATUS:CANCELLED\r\n"
+                 "DTSTART:20260602T100000Z\r\nEND:VEVENT\r\n")
+    live, closed = closed_of(inside, Kind.EVENT)
+    assert live == [] and [(i.uid, i.status, i.start) for i in closed] == [
+        ("c", "CANCELLED", datetime(2026, 6, 2, 10, tzinfo=timezone.utc))]
+    beyond = cal("BEGIN:VEVENT\r\nUID:c\r\nSUMMARY:Launch\r\nSTATUS:CANCELLED\r\n"
+                 "DTSTART:20261001T100000Z\r\nEND:VEVENT\r\n")
+    assert closed_of(beyond, Kind.EVENT) == ([], [])
+
+
+def test_an_unreadable_closed_event_is_left_out_and_the_resource_still_read():
+    """A cancelled event without a start: it is not kept, and the live one beside it still is (a live event
+    without a start skips its resource; a closed one is not worth losing the resource for)."""
+    text = cal("BEGIN:VEVENT\r\nUID:c\r\nSUMMARY:Gone\r\nSTATUS:CANCELLED\r\nEND:VEVENT\r\n"
+               "BEGIN:VEVENT\r\nUID:o\r\nSUMMARY:Launch\r\nDTSTART:20260602T100000Z\r\nEND:VEVENT\r\n")
+    live, closed = closed_of(text, Kind.EVENT)
+    assert [i.uid for i in live] == ["o"] and closed == []
+
+
 def test_weekly_series_from_last_year_is_live_with_next_start():
     text = cal("BEGIN:VEVENT\r\nUID:s\r\nSUMMARY:Weekly sync\r\nDTSTART:20250602T100000Z\r\n"
                "DTEND:20250602T110000Z\r\nRRULE:FREQ=WEEKLY\r\nEND:VEVENT\r\n")

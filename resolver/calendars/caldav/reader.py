@@ -173,14 +173,16 @@ class CalDAVReader:
             if options.shared_reads else read()
         window = Window(start=now, end=now + timedelta(days=options.horizon_days))
         items: list[Item] = []
+        closed: list[Item] = []
         skipped: list[SkippedResource] = list(shared.skipped)
         for cid in shared.wanted:
             got, bad = self.building.items(list(shared.resources[cid]), shared.by_id[cid], kind=kind,
-                                           window=window, tz=tz, limits=options.limits)
+                                           window=window, tz=tz, limits=options.limits, closed=closed)
             items.extend(got)
             skipped.extend(bad)
         return FetchResult(
             items=tuple(items),
+            closed=tuple(closed),
             skipped=tuple(skipped),
             # The round trips of the read this answer shares (counted, not assumed).
             requests=shared.trips,
@@ -222,6 +224,7 @@ class CalDAVReader:
             raise CollectionNotFound("Unknown collection ID.", details={"collection_ids": unknown})
         window = Window(start=now, end=now + timedelta(days=options.horizon_days))
         items: list[Item] = []
+        closed: list[Item] = []
         skipped: list[SkippedResource] = []
         filter_skipped: list[str] = []
         for cid in wanted:
@@ -232,11 +235,12 @@ class CalDAVReader:
             if without_filter:
                 filter_skipped.append(cid)
             got, bad = self.building.items(resources, collection, kind=kind, window=window, tz=tz,
-                                           limits=options.limits)
+                                           limits=options.limits, closed=closed)
             items.extend(got)
             skipped.extend(bad)
         return FetchResult(
             items=tuple(items),
+            closed=tuple(closed),
             skipped=tuple(skipped),
             # Counted, not assumed: discovery takes one to three round trips.
             requests=transport.trips,
