@@ -9,6 +9,13 @@ JSON, and the worst references' medians (`worst median ...`) after them. Run it 
 one session: the minimum of many runs is what the code costs when the
 machine lets it run, whatever the other processes do.
 
+`--paired` (with `--semantic`) measures the relevance model's pool against the
+fusion rule's reference by reference, the two run alternately in one loop
+(`--runs` pairs at 5,000 titles): each reference's two medians and their
+difference, the fairest comparison on a shared machine. The fusion rule
+skips the encoder when a full pool of strong word matches leaves no room;
+the model always encodes, so those references show the encoder's whole cost.
+
 `--semantic` measures the same with the semantic signal on (issue 29), in
 wall time and in this process's CPU time (`cpu ...`): the
 lexical pool widened by the multilingual encoder (`semantic.widen`), title
@@ -40,6 +47,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ranker", action="store_true",
                         help="with --semantic: also the relevance model's pool (resolver/domain/relevance.py) "
                              "in the same runs, against the fusion rule's")
+    parser.add_argument("--paired", action="store_true",
+                        help="with --semantic: only the model against the fusion rule, per reference, run "
+                             "alternately at 5,000 titles")
     parser.add_argument("--no-glosses", action="store_true",
                         help="the encoder without FreeDict's glosses (as on a host without the dictionaries)")
     args = parser.parse_args(argv)
@@ -57,6 +67,9 @@ def main(argv: list[str] | None = None) -> int:
         started = time.perf_counter()
         encoder.encode(["load"])
         out["model load ms"] = round((time.perf_counter() - started) * 1000, 1)
+    if args.paired and encoder is not None:
+        print(json.dumps(_paired(titles, encoder, args.runs), indent=1))
+        return 0
     for size in (5_000, 20_000):
         items = tuple(make_item(collection_path="/u/work/", uid=str(n), title=title, etag='"1"', kind=Kind.TASK)
                       for n, title in enumerate(titles[:size]))
@@ -139,6 +152,33 @@ def _best(text, items, memo, encoder, runs: int, clock=time.perf_counter, ranker
         _pool(text, again, memo, encoder, ranker)
         times.append(clock() - started)
     return round(min(times) * 1000, 2), round(statistics.median(times) * 1000, 2)
+
+
+def _paired(titles, encoder, runs: int) -> dict[str, float]:
+    """Per reference at 5,000 titles: the fusion rule's and the model's medians (ms) over `runs` alternate runs."""
+    items = tuple(make_item(collection_path="/u/work/", uid=str(n), title=title, etag='"1"', kind=Kind.TASK)
+                  for n, title in enumerate(titles[:5_000]))
+    memo = MatchingMemo()
+    out: dict[str, float] = {}
+    for text in SCORING_REFERENCES:
+        _pool(text, tuple(list(items)), memo, encoder)
+        _pool(text, tuple(list(items)), memo, encoder, RANKER)
+        fusion, model = [], []
+        for _ in range(runs):
+            for times, ranker in ((fusion, None), (model, RANKER)):
+                again = tuple(list(items))
+                started = time.perf_counter()
+                _pool(text, again, memo, encoder, ranker)
+                times.append(time.perf_counter() - started)
+        out[f"{text} fusion ms"] = round(statistics.median(fusion) * 1000, 2)
+        out[f"{text} model ms"] = round(statistics.median(model) * 1000, 2)
+        out[f"{text} difference ms"] = round(out[f"{text} model ms"] - out[f"{text} fusion ms"], 2)
+    differences = [v for k, v in out.items() if k.endswith("difference ms")]
+    out["median difference ms"] = round(statistics.median(differences), 2)
+    out["worst model ms - worst fusion ms"] = round(
+        max(v for k, v in out.items() if k.endswith("model ms")) - max(v for k, v in out.items()
+                                                                       if k.endswith("fusion ms")), 2)
+    return out
 
 
 def _cold_vectors(items, memo, encoder) -> float:
