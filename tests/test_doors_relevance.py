@@ -49,8 +49,13 @@ def memory(settings, model_file):
         make_item(collection_path="/demo/personal/", uid="plumber", title="Call the plumber", etag='"e2"',
                   kind=Kind.TASK, href="/demo/personal/plumber.ics"),
     ]
+    memory_backend.CALENDAR.closed = [
+        make_item(collection_path="/demo/personal/", uid="rice", title="Buy rice", etag='"e3"', kind=Kind.TASK,
+                  href="/demo/personal/rice.ics", status="COMPLETED"),
+    ]
     yield memory_backend.CALENDAR
     memory_backend.CALENDAR.items = []
+    memory_backend.CALENDAR.closed = []
 
 
 @pytest.fixture
@@ -99,6 +104,23 @@ def test_doors__a_reference_to_nothing_is_no_candidates_everywhere(memory):
     assert (code, envelope["data"]["reason"], envelope["data"]["candidates"]) == (3, "no_candidates", [])
     assert _mcp(NOTHING)["data"]["reason"] == "no_candidates"
     page = _page(NOTHING)
+    assert "Nothing in your calendars matches your reference." in page and 'name="item_id"' not in page
+
+
+def test_doors__a_done_tasks_title_is_no_candidates_naming_it_everywhere(memory):
+    """"buy rice" when "Buy rice" is completed: nothing offered, and the warning names the done task."""
+    def closed(envelope: dict) -> list:
+        return [w["details"]["items"] for w in envelope["warnings"] if w["code"] == "closed_item_matched"]
+
+    expected = [[{"item_id": memory.closed[0].item_id, "title": "Buy rice", "status": "COMPLETED",
+                  "collection_id": "personal"}]]
+    api = _api("buy rice")
+    assert (api["data"]["reason"], api["data"]["candidates"], closed(api)) == ("no_candidates", [], expected)
+    assert "completed or cancelled" in api["data"]["questions"][0]["prompt"]
+    code, envelope = _command("buy rice")
+    assert (code, envelope["data"]["reason"], closed(envelope)) == (3, "no_candidates", expected)
+    assert closed(_mcp("buy rice")) == expected
+    page = _page("buy rice")
     assert "Nothing in your calendars matches your reference." in page and 'name="item_id"' not in page
 
 
