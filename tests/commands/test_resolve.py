@@ -36,6 +36,13 @@ def test_command__clarification_exit_3_lists_candidates_on_stderr(live):
     assert "1. 'Team offsite planning'" in err and "2. 'Team offsite planning'" in err
 
 
+def test_command__a_done_tasks_title_exits_3_and_names_it(live):
+    code, out, err = run("--text", "Pay invoice", "--kind", "task")
+    assert code == 3 and out == ""
+    assert "warning: closed_item_matched:" in err and "  'Pay invoice' [work] COMPLETED itm_" in err
+    assert "reason: no_candidates" in err and "  1. " not in err
+
+
 def test_command__clarification_json(live):
     code, out, _ = run("--text", "bulk chore", "--kind", "task", "--json")
     body = json.loads(out)
