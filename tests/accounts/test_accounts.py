@@ -37,6 +37,18 @@ def test_accounts_calendar__namespaces_collections_and_items():
     assert [i.collection_id for i in only_work.items] == ["work/work"]
 
 
+def test_accounts_calendar__closed_items_are_namespaced_and_kept_apart():
+    """A done task of one account is that account's, with its namespaced ID, and never among the live items."""
+    done = dataclasses.replace(_task("rice", "Buy rice"), status="COMPLETED")
+    calendar = accounts.AccountsCalendar([("home", MemoryCalendar([_task("r", "R")], closed=[done])),
+                                          ("work", MemoryCalendar([_task("w", "W")]))])
+    result = calendar.fetch(kind=Kind.TASK, collection_ids=None, time_zone=UTC)
+    assert [(i.uid, i.collection_id) for i in result.closed] == [("rice", "home/work")]
+    assert result.closed[0].item_id == accounts.namespaced_item_id("home", done.item_id)
+    assert "rice" not in {i.uid for i in result.items}
+    assert calendar.fetch(kind=Kind.TASK, collection_ids=["work/work"], time_zone=UTC).closed == ()
+
+
 def test_accounts_calendar__ids_do_not_move_when_an_account_is_added():
     item = _task("report", "Quarterly report")
     alone = accounts.AccountsCalendar([("home", MemoryCalendar([item]))]).fetch(
