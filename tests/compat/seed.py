@@ -106,6 +106,10 @@ BEFORE: dict[tuple[str, str], str | frozenset[str] | None] = {
 }
 
 
+# The references that name a done item and no live one: each answers with `closed_item_matched` (and no other does).
+CLOSED = frozenset({("File taxes", "task"), ("Cancelled errand", "task"), ("Cancelled launch", "event")})
+
+
 def changes() -> list[tuple[str, str, str | None]]:
     """(action, resource name, new text): an edit, an add, a delete, a DELETE + PUT on one href."""
     return [

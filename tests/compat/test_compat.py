@@ -66,6 +66,9 @@ def problems(peer: Peer, cid: str, cal: CalDAVCalendar, expected: dict[tuple[str
             continue
         got = outcome.item.uid if outcome.item else None
         offered = frozenset(item.uid for item in outcome.candidates)
+        named = [w for w in outcome.warnings if w.code == "closed_item_matched"]
+        if ((text, kind) in seed.CLOSED) != bool(named):
+            found.append(f"{where}: closed_item_matched {'missing' if not named else 'unexpected'}")
         if isinstance(want, frozenset):
             if got is not None or offered != want:
                 found.append(f"{where}: resolved {got}, offered {sorted(offered)}; expected a choice of {sorted(want)}")
