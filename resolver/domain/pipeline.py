@@ -227,6 +227,8 @@ def _with_closed(pool: Pool, text: str, run: _Run, *, language: str, time_range:
                        tz=run.tz, bonus_words=bonus_words, memo=run.fetched.memo, unmatched_by_date=False)
     if found.by_date or not found.candidates:
         return pool.candidates, frozenset()
+    # By score, the live ones too (the matcher's near-tie order is not quite by score): the model was trained
+    # and measured on pools joined this way; keeping the live order instead lost a cross-language reference.
     joined = sorted(pool.candidates + found.candidates, key=lambda c: -c.score)[:relevance.PREPOOL]
     closed_ids = frozenset(c.item.item_id for c in found.candidates)
     return tuple(joined), frozenset(c.item.item_id for c in joined if c.item.item_id in closed_ids)
