@@ -89,6 +89,9 @@ class ClarificationClaims:
     # Offered events none of whose occurrences falls in the time the reference
     # named: the nearest was offered, and the page says so.
     outside_range: tuple[str, ...] = field(default=())
+    # The item IDs of the done items the reference names (`closed_item_matched`), at most
+    # CLOSED_IN_TOKEN: the page reads them again to say which they are (IDs only, as for candidates).
+    closed: tuple[str, ...] = field(default=())
 
     def probability_of(self, item_id: str) -> float | None:
         if not self.probabilities or item_id not in self.candidate_ids:
@@ -122,7 +125,13 @@ def claims_for(outcome: Outcome, *, user_id: object, time_zone: Any = None) -> C
         time_zone=zone_name(time_zone),
         outside_range=tuple(i for w in outcome.warnings if w.code == WarningCode.OCCURRENCE_OUTSIDE_RANGE
                             for i in w.details.get("item_ids", []) if i in candidate_ids),
+        closed=tuple(str(shown["item_id"]) for w in outcome.warnings if w.code == WarningCode.CLOSED_ITEM_MATCHED
+                     for shown in w.details.get("items", []))[:CLOSED_IN_TOKEN],
     )
+
+
+# A token names at most this many done items (the warning names at most as many).
+CLOSED_IN_TOKEN = 3
 
 
 def issue(claims: ClarificationClaims) -> str:
@@ -148,6 +157,8 @@ def issue(claims: ClarificationClaims) -> str:
         payload["z"] = claims.time_zone
     if claims.outside_range:
         payload["x"] = [claims.candidate_ids.index(i) for i in claims.outside_range]
+    if claims.closed:
+        payload["d"] = list(claims.closed)
     return signing.dumps(payload, salt=SALT, compress=True)
 
 
@@ -215,6 +226,9 @@ def _claims(payload: Any) -> ClarificationClaims:
         if not isinstance(outside, list) or not all(
                 isinstance(n, int) and not isinstance(n, bool) and 0 <= n < len(candidate_ids) for n in outside):
             raise ValueError("outside range")
+        closed = _strings(payload.get("d", []))
+        if len(closed) > CLOSED_IN_TOKEN:
+            raise ValueError("closed")
         return ClarificationClaims(
             request_id=request_id,
             kind=Kind(payload["k"]),
@@ -227,6 +241,7 @@ def _claims(payload: Any) -> ClarificationClaims:
             occurrences=tuple(occurrences),
             time_zone=zone,
             outside_range=tuple(candidate_ids[n] for n in outside),
+            closed=closed,
         )
     except (KeyError, TypeError, ValueError):
         raise TokenInvalid() from None
@@ -326,6 +341,20 @@ def live_candidates(claims: ClarificationClaims, *, calendar: CalendarSource,
             nearest=item_id in claims.outside_range,
         ))
     return found
+
+
+def closed_named(claims: ClarificationClaims, *, calendar: CalendarSource, time_zone: Any = None) -> list[Item]:
+    """The done items the clarification names (claims.closed), as the server has them now, in the token's order;
+    those no longer done or gone are left out. Raises CalendarUnavailable when the server cannot be read."""
+    if not claims.closed:
+        return []
+    try:
+        fetched = calendar.fetch(kind=claims.kind, collection_ids=claims.collection_ids or None,
+                                 time_zone=time_zone)
+    except CollectionNotFound:
+        return []
+    by_id = {item.item_id: item for item in fetched.closed}
+    return [by_id[i] for i in claims.closed if i in by_id]
 
 
 def live_items(*, kind: Kind, collection_ids: Sequence[str], wanted: Sequence[str], calendar: CalendarSource,

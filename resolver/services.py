@@ -45,7 +45,7 @@ from resolver.conf import build_backend, resolver_settings
 from resolver.domain import judgment as jdg
 from resolver.domain.errors import CollectionNotFound, InvalidRequest, ResolverError
 from resolver.domain.escaping import for_terminal, quoted
-from resolver.domain.items import Collection
+from resolver.domain.items import Collection, Item
 from resolver.domain.pipeline import Outcome, Status, resolve
 from resolver.domain.ports import CalendarSource, Judge, ThresholdPolicy
 from resolver.domain.requests import RequestLimits, ResolveRequest, parse_document, parse_request, parse_time_zone
@@ -345,6 +345,11 @@ def clarification_candidates(claims: clarifications.ClarificationClaims, *,
                              caller: Caller) -> list[clarifications.LiveCandidate]:
     """The token's candidates in its order, each (and its offered occurrence) as the server has it now."""
     return clarifications.live_candidates(claims, calendar=calendar_for(caller), time_zone=_zone_of(claims))
+
+
+def clarification_closed(claims: clarifications.ClarificationClaims, *, caller: Caller) -> list[Item]:
+    """The done items the clarification names, as the server has them now (clarifications.closed_named)."""
+    return clarifications.closed_named(claims, calendar=calendar_for(caller), time_zone=_zone_of(claims))
 
 
 @deadline.bounded  # one deadline for the whole request (RESOLVER_RESOLUTION_BUDGET_SECONDS)

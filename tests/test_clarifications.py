@@ -70,6 +70,22 @@ def test_tokens__carry_ids_only_never_reference_or_titles() -> None:
         assert secret not in text
 
 
+def test_tokens__carry_the_done_items_ids_never_their_titles() -> None:
+    """A reference to a done item: the token names it by ID, as a candidate is named."""
+    from resolver.domain.codes import Reason, WarningCode
+    from resolver.domain.pipeline import OutcomeWarning
+
+    done = make_item(collection_path="/demo/home/", uid="rice", title="Buy rice", etag='"e"', kind=Kind.TASK,
+                     status="COMPLETED")
+    warning = OutcomeWarning.of(WarningCode.CLOSED_ITEM_MATCHED, items=[{
+        "item_id": done.item_id, "title": done.title, "status": "COMPLETED", "collection_id": "home"}])
+    outcome = Outcome(request_id="req_d", status=Status.NEEDS_CLARIFICATION, kind=Kind.TASK, method=None,
+                      reason=Reason.NO_CANDIDATES, warnings=(warning,), collection_ids=("home",))
+    token = tokens.issue(tokens.claims_for(outcome, user_id=7))
+    assert tokens.read(token, user_id=7, max_age=900).closed == (done.item_id,)
+    assert _payload(token)["d"] == [done.item_id] and "rice" not in json.dumps(_payload(token)).lower()
+
+
 def test_tokens__tampered_is_invalid() -> None:
     token = tokens.issue(tokens.claims_for(_outcome(), user_id=7))
     body, rest = token.split(":", 1)
@@ -118,6 +134,8 @@ def test_tokens__expired_and_foreign_is_invalid_not_expired() -> None:
     {"v": 2, "r": "req", "k": "event", "c": [], "i": ["a"], "u": "7", "o": ["r:x", "r:y"]},
     {"v": 2, "r": "req", "k": "event", "c": [], "i": ["a"], "u": "7", "o": [7]},
     {"v": 2, "r": "req", "k": "event", "c": [], "i": ["a"], "u": "7", "z": ["Europe/Berlin"]},
+    {"v": 2, "r": "req", "k": "task", "c": [], "i": [], "u": "7", "d": "itm_a"},
+    {"v": 2, "r": "req", "k": "task", "c": [], "i": [], "u": "7", "d": ["a", "b", "c", "d"]},
     ["not", "a", "dict"],
 ])
 def test_tokens__malformed_payload_is_invalid(payload: object) -> None:

@@ -3,6 +3,7 @@ threshold for the model resolves with its provenance; without one, a clarificati
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from datetime import timedelta
 from pathlib import Path
@@ -122,6 +123,21 @@ def test_doors__a_done_tasks_title_is_no_candidates_naming_it_everywhere(memory)
     assert closed(_mcp("buy rice")) == expected
     page = _page("buy rice")
     assert "Nothing in your calendars matches your reference." in page and 'name="item_id"' not in page
+    assert "Your reference names <bdi><q>Buy rice</q></bdi>, completed." in page
+
+
+def test_doors__the_page_names_a_done_item_read_again_and_escaped(memory):
+    """The token carries the done item's ID only; the page reads its title again, HTML-escaped, and says
+    nothing once the item is no longer done."""
+    memory.closed = [dataclasses.replace(memory.closed[0], title="Buy <b>rice</b>")]
+    client = Client()
+    client.force_login(get_user_model().objects.create_user("page-done"))
+    location = client.post("/resolve/", {"text": "Buy <b>rice</b>", "kind": "task", "collections": ""})["Location"]
+    page = client.get(location).content.decode()
+    assert "Your reference names <bdi><q>Buy &lt;b&gt;rice&lt;/b&gt;</q></bdi>, completed." in page
+    assert "rice" not in location  # IDs only in the token, never a title
+    memory.closed = []
+    assert "Your reference names" not in client.get(location).content.decode()
 
 
 def test_doors__a_weak_word_match_is_not_offered(memory):

@@ -200,6 +200,7 @@ def _clarification_page(request: HttpRequest, claims: ClarificationClaims, *, ne
                         error: str | None = None, status: int = 200) -> HttpResponse:
     try:
         candidates = services.clarification_candidates(claims, caller=_caller(request))
+        closed = services.clarification_closed(claims, caller=_caller(request)) if not candidates else []
     except CalendarUnavailable:
         return _calendar_down(request, retry=_retry_path(request, next_url))
     except ResolverError as err:
@@ -219,6 +220,8 @@ def _clarification_page(request: HttpRequest, claims: ClarificationClaims, *, ne
         "search_again_url": _search_again_url(claims, next_url),
         "error": error,
         "typed": _typed(request, claims.request_id),
+        # The done items the reference names, and what became of them (never choosable).
+        "closed": [{"title": item.title, "status": (item.status or "").lower()} for item in closed],
         # One candidate: the question is the heading and the answer is ready; submitting says yes.
         # Not when the judge said none matches: a ticked box there would nudge towards a guess.
         "preselected": (choosable[0].item_id if reason.yes_or_no and len(candidates) == 1
