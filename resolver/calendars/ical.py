@@ -456,15 +456,9 @@ def _closed(c: ComponentFacts, kind: Kind, collection_path: str, href: str, etag
         return make_item(collection_path=collection_path, uid=c.uid, title=c.title, etag=etag, kind=Kind.TASK,
                          status=c.status or "COMPLETED", due=c.due, href=href)
     try:
-        found = occurrences(c, window, zone, budget=limits.recurrence_budget, exact=exact)
-    except (recurrence.RecurrenceTooComplex, recurrence.BadRule):
+        return _event_item(c, collection_path, href, etag, window, zone, limits, exact)
+    except UnparseableResource:
         return None
-    if not found:
-        return None
-    first_start, _ = found[0]
-    return make_item(collection_path=collection_path, uid=c.uid, title=c.title, etag=etag, kind=Kind.EVENT,
-                     status=c.status, start=first_start, href=href,
-                     occurrences=tuple(occurrence for _, occurrence in found))
 
 
 FOREVER = datetime.max.replace(tzinfo=UTC)
@@ -553,6 +547,13 @@ def _event(c: ComponentFacts, collection_path: str, href: str, etag: str, window
            zone: tzinfo, limits: Limits, exact: list[bool] | None = None) -> Item | None:
     if c.status == "CANCELLED":
         return None
+    return _event_item(c, collection_path, href, etag, window, zone, limits, exact)
+
+
+def _event_item(c: ComponentFacts, collection_path: str, href: str, etag: str, window: Window,
+                zone: tzinfo, limits: Limits, exact: list[bool] | None = None) -> Item | None:
+    """An event's item with its occurrences in the window (None: it has none there); raises
+    UnparseableResource. A live one and a cancelled one kept apart are built alike."""
     if c.error is not None:
         raise UnparseableResource(c.error)
     try:

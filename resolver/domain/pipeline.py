@@ -230,8 +230,7 @@ def _with_closed(pool: Pool, text: str, run: _Run, *, language: str, time_range:
     # By score, the live ones too (the matcher's near-tie order is not quite by score): the model was trained
     # and measured on pools joined this way; keeping the live order instead lost a cross-language reference.
     joined = sorted(pool.candidates + found.candidates, key=lambda c: -c.score)[:relevance.PREPOOL]
-    closed_ids = frozenset(c.item.item_id for c in found.candidates)
-    return tuple(joined), frozenset(c.item.item_id for c in joined if c.item.item_id in closed_ids)
+    return tuple(joined), frozenset(c.item.item_id for c in joined) & {c.item.item_id for c in found.candidates}
 
 
 # A clarification names at most this many of the closed items a reference matches.
@@ -251,6 +250,8 @@ def _scored_pool(ranker: relevance.RelevanceModel, gathered: relevance.Gathered,
                  limit: int, closed: frozenset[str] = frozenset()) -> Pool:
     """The model's order and cut: the candidates it finds probable enough, most probable first."""
     scored = ranker.rank(gathered, limit=limit, closed=closed)
+    if scored.closed_top is not None:
+        return Pool(candidates=(), matched=0, closed=(scored.closed_top.item,))
     encoder_name = semantic.name if semantic is not None and gathered.context.with_signal else None
     # Narrowed: more reached the floor than are listed, or words matched more than the model
     # could weigh and the weakest it weighed still reached the floor.
@@ -258,8 +259,6 @@ def _scored_pool(ranker: relevance.RelevanceModel, gathered: relevance.Gathered,
     weighed = sum(1 for c in gathered.lexical if c.item.item_id not in closed)  # live ones words found
     if gathered.matched > weighed and scored.lexical_tail_kept:
         matched += gathered.matched - weighed
-    if scored.closed_top is not None:
-        return Pool(candidates=(), matched=0, closed=(scored.closed_top.item,))
     return Pool(candidates=scored.candidates, matched=max(matched, len(scored.candidates)),
                 semantic_model=encoder_name,
                 similarities={c.item.item_id: gathered.context.cosines[c.item.item_id] for c in scored.candidates
