@@ -25,7 +25,7 @@ over a few dozen rows: no new dependency, well under a millisecond.
 
 A candidate below the model's floor is not offered, nor a title only the
 encoder found that is less near than the model's encoder-only cosine, nor
-more than the model's `offer_at_most` most probable, and nothing is when
+more than the model's `offer_at_most` most probable (a tie is listed whole), and nothing is when
 P(none of them) reaches the model's cut (each derived from the labelled set:
 docs/retrieval.md): a reference to nothing then answers `no_candidates`. The model never
 resolves on its own: only a threshold certified for its name and fingerprint
@@ -281,7 +281,7 @@ class RelevanceModel:
         kept = [] if none >= variant.none_cut else [
             k for k in order if probs[k] >= variant.floor and k not in shut
             and (k < lexical_n or cosine[k] >= variant.encoder_only_cosine)]
-        listed = kept[:limit if variant.offer_at_most is None else min(limit, variant.offer_at_most)]
+        listed = kept[:_offered(kept, probs, limit, variant.offer_at_most)]
         return Scored(candidates=tuple(candidates[k] for k in listed),
                       probabilities=tuple(round(float(probs[k]), 6) for k in listed),
                       none=round(none, 6), considered=len(candidates), above_floor=len(kept),
@@ -385,6 +385,20 @@ class Context:
     left_cosines: dict[str, float] = field(default_factory=dict)
     # The item IDs of the candidates whose left-over and uncovered words are both names (name_swap).
     name_swaps: frozenset[str] = frozenset()
+
+
+def _offered(kept: list[int], probs: Any, limit: int, at_most: int | None) -> int:
+    """How many of `kept` (most probable first) are listed: at most `at_most`, never more than `limit`.
+
+    The cap never splits a tie: candidates exactly as probable as the last one it lists (eight "Labour Day"
+    items of one holiday calendar, told apart only by their dates) are listed with it, up to `limit`, so
+    which of equals is offered is never an accident of order.
+    """
+    count = min(len(kept), limit if at_most is None else min(limit, at_most))
+    while 0 < count < min(len(kept), limit) and math.isclose(
+            float(probs[kept[count]]), float(probs[kept[count - 1]]), rel_tol=1e-9, abs_tol=0.0):
+        count += 1
+    return count
 
 
 def feature_matrix(lexical: Sequence[ScoredCandidate], extra: Sequence[Item], context: Context,

@@ -123,6 +123,18 @@ def test_relevance__at_most_the_models_count_is_offered_the_most_probable(tmp_pa
     assert len(model.rank(gathered(1.0, 0.9, 0.8), limit=1).candidates) == 1  # the caller's limit still holds
 
 
+def test_relevance__the_cap_never_splits_a_tie(tmp_path):
+    """Three equals straddle a cap of two: all three are listed (which of equals is offered is never an
+    accident of order); a less probable one after them is not; and the caller's limit still holds."""
+    model = RelevanceModel.load(write_model(tmp_path / "m.json", none=-10.0, offer_at_most=2))
+    scored = model.rank(gathered(0.9, 0.9, 0.9, 0.5), limit=19)
+    assert [c.item.uid for c in scored.candidates] == ["t0", "t1", "t2"] and scored.above_floor == 4
+    assert [c.item.uid for c in model.rank(gathered(1.0, 0.9, 0.9, 0.9), limit=19).candidates] == ["t0", "t1",
+                                                                                                "t2", "t3"]
+    assert len(model.rank(gathered(0.9, 0.9, 0.9, 0.9), limit=3).candidates) == 3
+    assert [c.item.uid for c in model.rank(gathered(1.0, 0.9, 0.8, 0.8), limit=19).candidates] == ["t0", "t1"]
+
+
 @pytest.mark.parametrize("count", [0, -3, "many"])
 def test_relevance__a_model_offering_fewer_than_one_is_refused(tmp_path, count):
     path = write_model(tmp_path / "m.json")
