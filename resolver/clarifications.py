@@ -89,8 +89,9 @@ class ClarificationClaims:
     # Offered events none of whose occurrences falls in the time the reference
     # named: the nearest was offered, and the page says so.
     outside_range: tuple[str, ...] = field(default=())
-    # The item IDs of the done items the reference names (`closed_item_matched`), at most
-    # CLOSED_IN_TOKEN: the page reads them again to say which they are (IDs only, as for candidates).
+    # The item IDs of the done items, or the items of the other kind, the reference names
+    # (`closed_item_matched`, `other_kind_matched`), at most CLOSED_IN_TOKEN: the page reads them again to
+    # say which they are (IDs only, as for candidates).
     closed: tuple[str, ...] = field(default=())
 
     def probability_of(self, item_id: str) -> float | None:
@@ -125,7 +126,8 @@ def claims_for(outcome: Outcome, *, user_id: object, time_zone: Any = None) -> C
         time_zone=zone_name(time_zone),
         outside_range=tuple(i for w in outcome.warnings if w.code == WarningCode.OCCURRENCE_OUTSIDE_RANGE
                             for i in w.details.get("item_ids", []) if i in candidate_ids),
-        closed=tuple(str(shown["item_id"]) for w in outcome.warnings if w.code == WarningCode.CLOSED_ITEM_MATCHED
+        closed=tuple(str(shown["item_id"]) for w in outcome.warnings
+                     if w.code in (WarningCode.CLOSED_ITEM_MATCHED, WarningCode.OTHER_KIND_MATCHED)
                      for shown in w.details.get("items", []))[:CLOSED_IN_TOKEN],
     )
 
@@ -344,16 +346,21 @@ def live_candidates(claims: ClarificationClaims, *, calendar: CalendarSource,
 
 
 def closed_named(claims: ClarificationClaims, *, calendar: CalendarSource, time_zone: Any = None) -> list[Item]:
-    """The done items the clarification names (claims.closed), as the server has them now, in the token's order;
-    those no longer done or gone are left out. Raises CalendarUnavailable when the server cannot be read."""
+    """The done items, or the other kind's live ones, the clarification names (claims.closed), as the server
+    has them now, in the token's order; those no longer done (or live) or gone are left out. Raises
+    CalendarUnavailable when the server cannot be read."""
     if not claims.closed:
         return []
-    try:
-        fetched = calendar.fetch(kind=claims.kind, collection_ids=claims.collection_ids or None,
-                                 time_zone=time_zone)
-    except CollectionNotFound:
-        return []
-    by_id = {item.item_id: item for item in fetched.closed}
+    by_id: dict[str, Item] = {}
+    other = Kind.EVENT if claims.kind is Kind.TASK else Kind.TASK
+    for kind in (claims.kind, other):
+        if all(i in by_id for i in claims.closed):
+            break
+        try:
+            fetched = calendar.fetch(kind=kind, collection_ids=claims.collection_ids or None, time_zone=time_zone)
+        except CollectionNotFound:
+            return []
+        by_id.update((item.item_id, item) for item in (fetched.closed if kind is claims.kind else fetched.items))
     return [by_id[i] for i in claims.closed if i in by_id]
 
 

@@ -126,6 +126,28 @@ def test_doors__a_done_tasks_title_is_no_candidates_naming_it_everywhere(memory)
     assert "Your reference names <bdi><q>Buy rice</q></bdi>, completed." in page
 
 
+def test_doors__an_events_title_asked_as_a_task_is_no_candidates_naming_the_event_everywhere(memory):
+    """"piano concert" asked as a task, when "Piano concert" is an event: nothing offered, the event named."""
+    concert = make_item(collection_path="/demo/personal/", uid="concert", title="Piano concert", etag='"e4"',
+                        kind=Kind.EVENT, href="/demo/personal/concert.ics")
+    memory.items = memory.items + [concert]
+
+    def other(envelope: dict) -> list:
+        return [w["details"]["items"] for w in envelope["warnings"] if w["code"] == "other_kind_matched"]
+
+    expected = [[{"item_id": concert.item_id, "title": "Piano concert", "kind": "event",
+                  "collection_id": "personal"}]]
+    api = _api("piano concert")
+    assert (api["data"]["reason"], api["data"]["candidates"], other(api)) == ("no_candidates", [], expected)
+    assert "it names an event" in api["data"]["questions"][0]["prompt"]
+    code, envelope = _command("piano concert")
+    assert (code, envelope["data"]["reason"], other(envelope)) == (3, "no_candidates", expected)
+    assert other(_mcp("piano concert")) == expected
+    page = _page("piano concert")
+    assert 'name="item_id"' not in page
+    assert "Your reference names <bdi><q>Piano concert</q></bdi>, an event. Only open tasks can be chosen." in page
+
+
 def test_doors__the_page_names_a_done_item_read_again_and_escaped(memory):
     """The token carries the done item's ID only; the page reads its title again, HTML-escaped, and says
     nothing once the item is no longer done."""

@@ -247,3 +247,82 @@ def test_closed__a_closed_item_is_never_a_candidate(model):
     """"buy" matches every shopping task, the done one too: the live ones are offered, the done one is not."""
     outcome = run_closed("buy", model)
     assert {c.uid for c in outcome.candidates} <= {"apples", "bread"} and outcome.candidates
+
+
+# -- items of the other kind ------------------------------------------------------------------------------------
+
+def event(uid: str, title: str) -> Item:
+    return make_item(collection_path="/u/home/", uid=uid, title=title, etag=f'"{uid}"', kind=Kind.EVENT,
+                     href=f"/u/home/{uid}.ics")
+
+
+EVENTS = [event("standup", "Team standup"), event("concert", "Piano concert"), event("e-rent", "Pay the rent")]
+
+
+class Counting(MemoryCalendar):
+    """A memory calendar that counts its reads by kind, and can fail on one kind."""
+
+    def __init__(self, *args, failing: Kind | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.reads: list[Kind] = []
+        self.failing = failing
+
+    def fetch(self, *, kind, collection_ids, time_zone):
+        self.reads.append(kind)
+        if kind is self.failing:
+            from resolver.domain.errors import CalendarUnavailable
+
+            raise CalendarUnavailable("down")
+        return super().fetch(kind=kind, collection_ids=collection_ids, time_zone=time_zone)
+
+
+def run_kinds(text: str, ranker: RelevanceModel | None, *, failing: Kind | None = None):
+    calendar = Counting(items=list(SHOPPING) + list(EVENTS), failing=failing)
+    outcome = resolve(request=parse_request(text=text, kind="task"), calendar=calendar, judge=Judge(),
+                      policy=NoThresholds(), request_id="req_k", ranker=ranker)
+    return outcome, calendar.reads
+
+
+def other_kind_warning(outcome) -> dict | None:
+    found = [w for w in outcome.warnings if w.code == "other_kind_matched"]
+    return found[0].details if found else None
+
+
+@pytest.mark.parametrize("with_model", [True, False])
+def test_other_kind__a_title_only_an_event_has_is_no_task_naming_the_event(model, with_model):
+    """Asked for a task by an event's exact title: no candidates, the event named, the prompt says the kinds."""
+    outcome, reads = run_kinds("team standup", model if with_model else None)
+    assert outcome.status is Status.NEEDS_CLARIFICATION and outcome.reason is Reason.NO_CANDIDATES
+    assert outcome.candidates == () and reads == [Kind.TASK, Kind.EVENT]
+    (shown,) = other_kind_warning(outcome)["items"]
+    assert (shown["title"], shown["kind"], shown["collection_id"]) == ("Team standup", "event", "home")
+    assert shown["item_id"] == EVENTS[0].item_id
+    assert outcome.prompt.startswith("No task in your calendars matches") and "names an event" in outcome.prompt
+
+
+def test_other_kind__an_exact_task_is_read_without_the_other_kind():
+    """Deterministic first: a task's own title resolves on one read, even where an event shares it."""
+    outcome, reads = run_kinds("Pay the rent", None)
+    assert outcome.status is Status.OK and outcome.item.uid == "rent" and reads == [Kind.TASK]
+
+
+def test_other_kind__only_an_exact_title_names_an_event(model):
+    """"the piano concert" is not the event's title: the events do not compete in the model (where they cost
+    references to live items their place, docs/retrieval.md), so nothing names the event; no event is offered."""
+    outcome, reads = run_kinds("the piano concert", model)
+    assert reads == [Kind.TASK, Kind.EVENT] and other_kind_warning(outcome) is None
+    assert all(c.kind is Kind.TASK for c in outcome.candidates)
+
+
+def test_other_kind__an_event_is_never_a_candidate_and_a_task_meant_is_still_offered(model):
+    """"buy bread" names the task; the events compete and are never offered."""
+    outcome, _ = run_kinds("bread to buy", model)
+    assert [c.uid for c in outcome.candidates][:1] == ["bread"] and other_kind_warning(outcome) is None
+    assert all(c.kind is Kind.TASK for c in outcome.candidates)
+
+
+def test_other_kind__a_server_failing_on_the_other_kind_costs_only_that(model):
+    """The other kind's read fails: the request goes on with the tasks alone, as before."""
+    outcome, reads = run_kinds("team standup", model, failing=Kind.EVENT)
+    assert reads == [Kind.TASK, Kind.EVENT] and other_kind_warning(outcome) is None
+    assert outcome.reason is not None  # a clarification, never an error

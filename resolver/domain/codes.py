@@ -170,6 +170,17 @@ class WarningCode(StrEnum):
         "Nothing open in your calendars matches this reference: it names an item that is already completed "
         "or cancelled. Name an open item, or reopen that one in your calendar app.",
     )
+    OTHER_KIND_MATCHED = (
+        "other_kind_matched",
+        "The reference names an item of the other kind (an event where tasks were asked for, or a task where "
+        "events were), and none of the kind asked for (`details.items`: its `item_id`, `title`, `kind` and "
+        "`collection_id`, at most 3); nothing is offered.",
+        "The reference names an item of the other kind.",
+        "",
+        # {asked}, {named}: "task" / "event", the kind asked for and the kind of the item named.
+        "No {asked} in your calendars matches this reference: it names {article} {named}. Ask for {named}s "
+        "instead, or name one of your {asked}s.",
+    )
     SERVER_FILTER_SKIPPED = (
         "server_filter_skipped",
         "The server timed out or failed (5xx) on its own time-range filter; these collections were read "

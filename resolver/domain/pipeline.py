@@ -19,6 +19,7 @@ from typing import Any
 from resolver.domain import deadline
 from resolver.domain import judgment as jdg
 from resolver.domain.codes import JUDGE_OFF_MESSAGE, JudgmentFailure, Reason, WarningCode
+from resolver.domain.errors import CalendarUnavailable, CollectionNotFound
 from resolver.domain.items import Item, Kind, Method, Occurrence, normalise
 from resolver.domain.matching import Pool, build_pool, exact_matches
 from resolver.domain.times import TimeRange, in_range, occurrence_for, occurrences_in
@@ -110,11 +111,14 @@ def resolve(
     exact = _exact(run, max_candidates)
     if exact is not None:
         return exact
-    closed = exact_matches(request.text, fetched.closed) if fetched.closed else []
-    if closed:
-        # No live item has this ID, UID or title; a completed or cancelled one has.
+    run.other = _other_kind(run, calendar)
+    named = (exact_matches(request.text, fetched.closed) if fetched.closed else []) or (
+        exact_matches(request.text, run.other.items) if run.other is not None and run.other.items else [])
+    if named:
+        # No live item of the kind has this ID, UID or title; a completed or cancelled one has, or one of the
+        # other kind.
         run.matched()
-        return _closed(run, tuple(closed))
+        return _closed(run, tuple(named))
     # "Yoga class tomorrow": the time becomes a range, the rest must match a title.
     expression = find_time_expression(request.text, now=run.now, tz=run.tz, language=language)
     if expression is not None and expression.rest:
@@ -148,6 +152,8 @@ class _Run:
     warnings: tuple[OutcomeWarning, ...]
     now: datetime
     matching_started: float = field(default_factory=time.perf_counter)
+    # The live items of the other kind (`_other_kind`), read once no exact match answered; None: not read.
+    other: FetchResult | None = None
 
     @property
     def tz(self) -> tzinfo:
@@ -158,8 +164,9 @@ class _Run:
 
     def outcome(self, **fields: Any) -> Outcome:
         fields.setdefault("warnings", self.warnings)
+        requests = self.fetched.requests + (self.other.requests if self.other is not None else 0)
         return Outcome(request_id=self.request_id, kind=self.request.kind, timings=self.timings,
-                       collection_ids=self.fetched.collections_searched, calendar_requests=self.fetched.requests,
+                       collection_ids=self.fetched.collections_searched, calendar_requests=requests,
                        read_at=self.fetched.read_at, **fields)
 
 
@@ -181,6 +188,22 @@ def _exact(run: _Run, max_candidates: int) -> Outcome | None:
         warnings=run.warnings + _narrowed(matched=len(exact), kept=len(listed)),
         occurrences=_occurrences(listed, None, run.tz),
     )
+
+
+def _other_kind(run: _Run, calendar: CalendarSource) -> FetchResult | None:
+    """The live items of the other kind in the same collections: never candidates, but a reference that names
+    one ("the dentist" asked as a task, when the dentist is an event) is told so (`other_kind_matched`), not
+    offered the tasks that look like it. Read only once no exact match answered; a server that fails on it
+    costs the request nothing but this (None)."""
+    other = Kind.EVENT if run.request.kind is Kind.TASK else Kind.TASK
+    started = time.perf_counter()
+    try:
+        return calendar.fetch(kind=other, collection_ids=run.fetched.collections_searched or None,
+                              time_zone=run.request.time_zone)
+    except (CalendarUnavailable, CollectionNotFound):
+        return None
+    finally:
+        run.timings["calendar_ms"] = round(run.timings["calendar_ms"] + _ms(time.perf_counter() - started), 3)
 
 
 def _candidates(run: _Run, expression: Any, *, max_candidates: int, language: str, semantic: Encoder | None,
@@ -222,7 +245,10 @@ def _candidates(run: _Run, expression: Any, *, max_candidates: int, language: st
 def _with_closed(pool: Pool, text: str, run: _Run, *, language: str, time_range: TimeRange | None,
                  bonus_words: list[str]) -> tuple[tuple[Any, ...], frozenset[str]]:
     """The lexical pool joined by the closed items words match, best first (live first on a tie), at most
-    relevance.PREPOOL; and the closed ones' item IDs. The model weighs them as it weighs the live ones."""
+    relevance.PREPOOL; and the closed ones' item IDs. The model weighs them as it weighs the live ones.
+
+    Not the other kind's items (`run.other`): joined here, an event more probable than the task meant lost
+    references to live items (docs/retrieval.md, "Items of the other kind"); only their exact titles count."""
     found = build_pool(text, run.fetched.closed, limit=relevance.PREPOOL, language=language, time_range=time_range,
                        tz=run.tz, bonus_words=bonus_words, memo=run.fetched.memo, unmatched_by_date=False)
     if found.by_date or not found.candidates:
@@ -238,12 +264,20 @@ CLOSED_SHOWN = 3
 
 
 def _closed(run: _Run, items: tuple[Item, ...]) -> Outcome:
-    """Nothing live is named, a completed or cancelled item is: no candidates, and which item it is."""
-    shown = [{"item_id": item.item_id, "title": item.title, "status": item.status or "",
-              "collection_id": item.collection_id} for item in items[:CLOSED_SHOWN]]
-    code = WarningCode.CLOSED_ITEM_MATCHED
+    """Nothing live of the kind is named; a completed or cancelled item is, or an item of the other kind: no
+    candidates, and which item it is."""
+    if items[0].kind is not run.request.kind:
+        code = WarningCode.OTHER_KIND_MATCHED
+        shown = [{"item_id": item.item_id, "title": item.title, "kind": item.kind.value,
+                  "collection_id": item.collection_id} for item in items[:CLOSED_SHOWN] if item.kind is items[0].kind]
+    else:
+        code = WarningCode.CLOSED_ITEM_MATCHED
+        shown = [{"item_id": item.item_id, "title": item.title, "status": item.status or "",
+                  "collection_id": item.collection_id} for item in items[:CLOSED_SHOWN]]
+    named = items[0].kind.value
+    prompt = code.prompt.format(asked=run.request.kind.value, named=named, article="an" if named[0] in "aeiou" else "a")
     return run.outcome(status=Status.NEEDS_CLARIFICATION, method=None, reason=Reason.NO_CANDIDATES,
-                       prompt=code.prompt, warnings=run.warnings + (OutcomeWarning.of(code, items=shown),))
+                       prompt=prompt, warnings=run.warnings + (OutcomeWarning.of(code, items=shown),))
 
 
 def _scored_pool(ranker: relevance.RelevanceModel, gathered: relevance.Gathered, semantic: Encoder | None,

@@ -43,6 +43,13 @@ def test_command__a_done_tasks_title_exits_3_and_names_it(live):
     assert "reason: no_candidates" in err and "  1. " not in err
 
 
+def test_command__an_events_title_asked_as_a_task_exits_3_and_names_the_event(live):
+    code, out, err = run("--text", "design review", "--kind", "task")
+    assert code == 3 and out == ""
+    assert "warning: other_kind_matched:" in err and "  'Design review' [work] event itm_" in err
+    assert "reason: no_candidates" in err and "it names an event" in err and "  1. " not in err
+
+
 def test_command__clarification_json(live):
     code, out, _ = run("--text", "bulk chore", "--kind", "task", "--json")
     body = json.loads(out)

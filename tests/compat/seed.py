@@ -103,11 +103,16 @@ BEFORE: dict[tuple[str, str], str | frozenset[str] | None] = {
     ("Dentist appointment", "event"): "e-dentist",
     ("Past retro", "event"): None,
     ("Cancelled launch", "event"): None,
+    ("Dentist appointment", "task"): None,
+    ("Draft portfolio outline", "event"): None,
 }
 
 
 # The references that name a done item and no live one: each answers with `closed_item_matched` (and no other does).
 CLOSED = frozenset({("File taxes", "task"), ("Cancelled errand", "task"), ("Cancelled launch", "event")})
+# The references that name a live item of the other kind and none of theirs: each answers with
+# `other_kind_matched` (and no other does).
+OTHER_KIND = frozenset({("Dentist appointment", "task"), ("Draft portfolio outline", "event")})
 
 
 def changes() -> list[tuple[str, str, str | None]]:

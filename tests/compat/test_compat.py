@@ -69,6 +69,9 @@ def problems(peer: Peer, cid: str, cal: CalDAVCalendar, expected: dict[tuple[str
         named = [w for w in outcome.warnings if w.code == "closed_item_matched"]
         if ((text, kind) in seed.CLOSED) != bool(named):
             found.append(f"{where}: closed_item_matched {'missing' if not named else 'unexpected'}")
+        other = [w for w in outcome.warnings if w.code == "other_kind_matched"]
+        if ((text, kind) in seed.OTHER_KIND) != bool(other):
+            found.append(f"{where}: other_kind_matched {'missing' if not other else 'unexpected'}")
         if isinstance(want, frozenset):
             if got is not None or offered != want:
                 found.append(f"{where}: resolved {got}, offered {sorted(offered)}; expected a choice of {sorted(want)}")

@@ -142,10 +142,12 @@ class Command(BaseCommand):
             if judge_is_off(warning.get("code"), warning.get("details")):
                 continue  # the embedded default: nothing is wrong, the candidates say it all
             self.stderr.write(f"warning: {safe(warning['code'])}: {safe(warning['message'])}")
-            if warning["code"] == "closed_item_matched":
-                # Which done item the reference names, as a candidate is shown (never offered: no number).
+            if warning["code"] in ("closed_item_matched", "other_kind_matched"):
+                # Which done item, or item of the other kind, the reference names, as a candidate is shown
+                # (never offered: no number).
                 for shown in warning["details"].get("items", []):
-                    self.stderr.write(safe(f"  {shown['title']!r} [{shown['collection_id']}] {shown['status']}"
+                    state = shown.get("status") or shown.get("kind", "")
+                    self.stderr.write(safe(f"  {shown['title']!r} [{shown['collection_id']}] {state}"
                                            f" {shown['item_id']}"))
         if envelope["status"] != "ok":
             if not as_json:
