@@ -306,12 +306,29 @@ def test_other_kind__an_exact_task_is_read_without_the_other_kind():
     assert outcome.status is Status.OK and outcome.item.uid == "rent" and reads == [Kind.TASK]
 
 
-def test_other_kind__only_an_exact_title_names_an_event(model):
-    """"the piano concert" is not the event's title: the events do not compete in the model (where they cost
-    references to live items their place, docs/retrieval.md), so nothing names the event; no event is offered."""
-    outcome, reads = run_kinds("the piano concert", model)
+@pytest.mark.parametrize("with_model", [True, False])
+@pytest.mark.parametrize("text", ["the concert, piano", "pianos concert"])
+def test_other_kind__the_titles_words_in_any_order_or_form_name_the_event(model, with_model, text):
+    outcome, _ = run_kinds(text, model if with_model else None)
+    assert outcome.reason is Reason.NO_CANDIDATES and outcome.candidates == ()
+    assert [i["item_id"] for i in other_kind_warning(outcome)["items"]] == [EVENTS[1].item_id]
+
+
+@pytest.mark.parametrize("text", ["piano", "piano concert tickets"])
+def test_other_kind__fewer_or_more_words_than_the_title_do_not_name_it(model, text):
+    """Words left over on either side: not the event's title, and the events never join the model's pool
+    (where they cost references to live items their place, docs/retrieval.md): nothing names the event."""
+    outcome, reads = run_kinds(text, model)
     assert reads == [Kind.TASK, Kind.EVENT] and other_kind_warning(outcome) is None
     assert all(c.kind is Kind.TASK for c in outcome.candidates)
+
+
+def test_other_kind__a_task_holding_every_word_is_offered_not_the_event(model):
+    """"piano concert" is the event's title in words, but a task holds both words too: it may be meant."""
+    calendar = Counting(items=list(SHOPPING) + list(EVENTS) + [task("tickets", "Book the piano concert tickets")])
+    outcome = resolve(request=parse_request(text="concert piano", kind="task"), calendar=calendar, judge=Judge(),
+                      policy=NoThresholds(), request_id="req_k", ranker=model)
+    assert [c.uid for c in outcome.candidates] == ["tickets"] and other_kind_warning(outcome) is None
 
 
 def test_other_kind__an_event_is_never_a_candidate_and_a_task_meant_is_still_offered(model):

@@ -355,8 +355,9 @@ class MatchingMemo:
             self._vectors = None
 
 
-# How many of the last sequences MatchingMemo.index recognises by identity: the live items and the closed ones.
-LAST_SEQUENCES = 2
+# How many of the last sequences MatchingMemo.index recognises by identity: the live items and the closed ones
+# of the kind asked for, and the other kind's live ones (with requests of both kinds, four).
+LAST_SEQUENCES = 4
 
 
 def _same_items(known: Sequence[Item], items: Sequence[Item]) -> bool:

@@ -14,7 +14,7 @@ from collections import Counter
 from datetime import datetime, timezone, tzinfo
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, Sequence
 
 from resolver.domain import deadline
 from resolver.domain import judgment as jdg
@@ -217,6 +217,11 @@ def _candidates(run: _Run, expression: Any, *, max_candidates: int, language: st
                       language=language, time_range=time_range, tz=run.tz,
                       bonus_words=expression.expression.split() if expression else (), memo=run.fetched.memo,
                       unmatched_by_date=ranker is None or semantic is None)
+    named = _other_kind_named(pool, text, run, language=language, time_range=time_range,
+                              bonus_words=expression.expression.split() if expression else ())
+    if named:
+        run.matched()
+        return Pool(candidates=(), matched=0, closed=named), (), {}
     if ranker is None:
         # The semantic signal adds what words miss and reorders; it never resolves (domain/semantic.py).
         pool = widen(pool, text, run.fetched.items, encoder=semantic, memo=run.fetched.memo, limit=max_candidates,
@@ -240,6 +245,21 @@ def _candidates(run: _Run, expression: Any, *, max_candidates: int, language: st
     occurrences = _occurrences(candidates, time_range, run.tz)
     run.warnings += _outside_range_warning(candidates, occurrences, time_range)
     return pool, candidates, occurrences
+
+
+def _other_kind_named(pool: Pool, text: str, run: _Run, *, language: str, time_range: TimeRange | None,
+                      bonus_words: Sequence[str]) -> tuple[Item, ...]:
+    """The items of the other kind whose title has the reference's words and no other (any order, any form,
+    as the matcher matches words), when no live item of the kind holds every word of the reference:
+    "tomato watering" asked as an event, when "Water the tomatoes" is a task.
+
+    The nearest thing to an exact title, and as safe on the labelled set: unlike the model's probability
+    (docs/retrieval.md, "Items of the other kind"), it took no reference to a live item from it."""
+    if run.other is None or not run.other.items or pool.by_date or any(c.unmatched == 0 for c in pool.candidates):
+        return ()
+    found = build_pool(text, run.other.items, limit=relevance.PREPOOL, language=language, time_range=time_range,
+                       tz=run.tz, bonus_words=bonus_words, memo=run.other.memo, unmatched_by_date=False)
+    return tuple(c.item for c in found.candidates if c.unmatched == 0 and c.coverage >= 1.0)
 
 
 def _with_closed(pool: Pool, text: str, run: _Run, *, language: str, time_range: TimeRange | None,
