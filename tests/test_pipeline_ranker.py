@@ -323,12 +323,15 @@ def test_other_kind__fewer_or_more_words_than_the_title_do_not_name_it(model, te
     assert all(c.kind is Kind.TASK for c in outcome.candidates)
 
 
-def test_other_kind__a_task_holding_every_word_is_offered_not_the_event(model):
-    """"piano concert" is the event's title in words, but a task holds both words too: it may be meant."""
+@pytest.mark.parametrize("text", ["concert piano", "Piano concert"])
+def test_other_kind__a_task_holding_every_word_is_offered_and_the_events_not_read(model, text):
+    """The event's title in words, or its very title, but a task holds both words too: it may be meant, and
+    the other kind is not read at all."""
     calendar = Counting(items=list(SHOPPING) + list(EVENTS) + [task("tickets", "Book the piano concert tickets")])
-    outcome = resolve(request=parse_request(text="concert piano", kind="task"), calendar=calendar, judge=Judge(),
+    outcome = resolve(request=parse_request(text=text, kind="task"), calendar=calendar, judge=Judge(),
                       policy=NoThresholds(), request_id="req_k", ranker=model)
     assert [c.uid for c in outcome.candidates] == ["tickets"] and other_kind_warning(outcome) is None
+    assert calendar.reads == [Kind.TASK] and outcome.calendar_requests == 0
 
 
 def test_other_kind__an_event_is_never_a_candidate_and_a_task_meant_is_still_offered(model):

@@ -111,14 +111,11 @@ def resolve(
     exact = _exact(run, max_candidates)
     if exact is not None:
         return exact
-    run.other = _other_kind(run, calendar)
-    named = (exact_matches(request.text, fetched.closed) if fetched.closed else []) or (
-        exact_matches(request.text, run.other.items) if run.other is not None and run.other.items else [])
-    if named:
-        # No live item of the kind has this ID, UID or title; a completed or cancelled one has, or one of the
-        # other kind.
+    closed = exact_matches(request.text, fetched.closed) if fetched.closed else []
+    if closed:
+        # No live item has this ID, UID or title; a completed or cancelled one has.
         run.matched()
-        return _closed(run, tuple(named))
+        return _closed(run, tuple(closed))
     # "Yoga class tomorrow": the time becomes a range, the rest must match a title.
     expression = find_time_expression(request.text, now=run.now, tz=run.tz, language=language)
     if expression is not None and expression.rest:
@@ -129,7 +126,7 @@ def resolve(
             return run.outcome(status=Status.OK, method=Method.DETERMINISTIC, item=item,
                                occurrences={item.item_id: occurrence} if occurrence else {})
     pool, candidates, occurrences = _candidates(run, expression, max_candidates=max_candidates, language=language,
-                                                semantic=semantic, ranker=ranker)
+                                                semantic=semantic, ranker=ranker, calendar=calendar)
     if not candidates and pool.closed:
         return _closed(run, pool.closed)
     if not candidates:
@@ -152,7 +149,7 @@ class _Run:
     warnings: tuple[OutcomeWarning, ...]
     now: datetime
     matching_started: float = field(default_factory=time.perf_counter)
-    # The live items of the other kind (`_other_kind`), read once no exact match answered; None: not read.
+    # The live items of the other kind (`_other_kind`), read when no live item holds every word; None: not read.
     other: FetchResult | None = None
 
     @property
@@ -192,9 +189,10 @@ def _exact(run: _Run, max_candidates: int) -> Outcome | None:
 
 def _other_kind(run: _Run, calendar: CalendarSource) -> FetchResult | None:
     """The live items of the other kind in the same collections: never candidates, but a reference that names
-    one ("the dentist" asked as a task, when the dentist is an event) is told so (`other_kind_matched`), not
-    offered the tasks that look like it. Read only once no exact match answered; a server that fails on it
-    costs the request nothing but this (None)."""
+    one ("design review" asked as a task, when it is an event) is told so (`other_kind_matched`), not offered
+    the tasks that look like it. A second read, so only when no live item of the kind holds every word of
+    the reference (`_other_kind_named`); a server that fails on it costs the request nothing but this
+    (None)."""
     other = Kind.EVENT if run.request.kind is Kind.TASK else Kind.TASK
     started = time.perf_counter()
     try:
@@ -207,7 +205,8 @@ def _other_kind(run: _Run, calendar: CalendarSource) -> FetchResult | None:
 
 
 def _candidates(run: _Run, expression: Any, *, max_candidates: int, language: str, semantic: Encoder | None,
-                ranker: relevance.RelevanceModel | None) -> tuple[Pool, tuple[Item, ...], dict[str, Occurrence]]:
+                ranker: relevance.RelevanceModel | None,
+                calendar: CalendarSource) -> tuple[Pool, tuple[Item, ...], dict[str, Occurrence]]:
     """The ranked pool for the reference (less its time expression), and each candidate's occurrence."""
     text = expression.rest if expression else run.request.text
     time_range = expression.range if expression else None
@@ -217,7 +216,7 @@ def _candidates(run: _Run, expression: Any, *, max_candidates: int, language: st
                       language=language, time_range=time_range, tz=run.tz,
                       bonus_words=expression.expression.split() if expression else (), memo=run.fetched.memo,
                       unmatched_by_date=ranker is None or semantic is None)
-    named = _other_kind_named(pool, text, run, language=language, time_range=time_range,
+    named = _other_kind_named(pool, text, run, calendar, language=language, time_range=time_range,
                               bonus_words=expression.expression.split() if expression else ())
     if named:
         run.matched()
@@ -247,16 +246,24 @@ def _candidates(run: _Run, expression: Any, *, max_candidates: int, language: st
     return pool, candidates, occurrences
 
 
-def _other_kind_named(pool: Pool, text: str, run: _Run, *, language: str, time_range: TimeRange | None,
-                      bonus_words: Sequence[str]) -> tuple[Item, ...]:
-    """The items of the other kind whose title has the reference's words and no other (any order, any form,
-    as the matcher matches words), when no live item of the kind holds every word of the reference:
-    "tomato watering" asked as an event, when "Water the tomatoes" is a task.
+def _other_kind_named(pool: Pool, text: str, run: _Run, calendar: CalendarSource, *, language: str,
+                      time_range: TimeRange | None, bonus_words: Sequence[str]) -> tuple[Item, ...]:
+    """When no live item of the kind holds every word of the reference, the items of the other kind it names:
+    by its whole text as an ID, UID or title, else by a title that has the reference's words and no other
+    (any order, any form, as the matcher matches words): "tomato watering" asked as an event, when "Water the
+    tomatoes" is a task.
 
-    The nearest thing to an exact title, and as safe on the labelled set: unlike the model's probability
-    (docs/retrieval.md, "Items of the other kind"), it took no reference to a live item from it."""
-    if run.other is None or not run.other.items or pool.by_date or any(c.unmatched == 0 for c in pool.candidates):
+    The nearest things to an exact title, and as safe on the labelled set: unlike the model's probability
+    (docs/retrieval.md, "Items of the other kind"), they took no reference to a live item from it. A live
+    item holding every word may be meant, and is offered; only without one is the other kind read at all."""
+    if pool.by_date or any(c.unmatched == 0 for c in pool.candidates):
         return ()
+    run.other = _other_kind(run, calendar)
+    if run.other is None or not run.other.items:
+        return ()
+    exact = exact_matches(run.request.text, run.other.items)
+    if exact:
+        return tuple(exact)
     found = build_pool(text, run.other.items, limit=relevance.PREPOOL, language=language, time_range=time_range,
                        tz=run.tz, bonus_words=bonus_words, memo=run.other.memo, unmatched_by_date=False)
     return tuple(c.item for c in found.candidates if c.unmatched == 0 and c.coverage >= 1.0)
