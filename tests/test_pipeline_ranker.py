@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -346,3 +347,32 @@ def test_other_kind__a_server_failing_on_the_other_kind_costs_only_that(model):
     outcome, reads = run_kinds("team standup", model, failing=Kind.EVENT)
     assert reads == [Kind.TASK, Kind.EVENT] and other_kind_warning(outcome) is None
     assert outcome.reason is not None  # a clarification, never an error
+
+
+class SlowOtherKind(Counting):
+    """The other kind's read waits on the server until its deadline passes, as a reader's socket would."""
+
+    def fetch(self, *, kind, collection_ids, time_zone):
+        if kind is Kind.EVENT:
+            from resolver.domain import deadline
+            from resolver.domain.errors import CalendarUnavailable
+
+            while not deadline.expired():
+                time.sleep(0.005)
+            self.reads.append(kind)
+            raise CalendarUnavailable("timeout", details={"reason": "timeout"})
+        return super().fetch(kind=kind, collection_ids=collection_ids, time_zone=time_zone)
+
+
+def test_other_kind__a_read_past_its_budget_leaves_the_request_half_of_its_deadline(model):
+    """The other kind's read may spend half of what the request has left: past it, the request goes on (and
+    answers) with the other half still its own."""
+    from resolver.domain import deadline
+
+    calendar = SlowOtherKind(items=list(SHOPPING) + list(EVENTS))
+    with deadline.running(0.4) as running:
+        outcome = resolve(request=parse_request(text="team standup", kind="task"), calendar=calendar,
+                          judge=Judge(), policy=NoThresholds(), request_id="req_k", ranker=model)
+        assert running.remaining() > 0  # half of what was left when the read began, less the matching
+    assert calendar.reads == [Kind.TASK, Kind.EVENT] and other_kind_warning(outcome) is None
+    assert outcome.reason is Reason.NO_CANDIDATES

@@ -9,6 +9,7 @@ candidate.
 """
 from __future__ import annotations
 
+import contextlib
 import time
 from collections import Counter
 from datetime import datetime, timezone, tzinfo
@@ -195,9 +196,14 @@ def _other_kind(run: _Run, calendar: CalendarSource) -> FetchResult | None:
     (None)."""
     other = Kind.EVENT if run.request.kind is Kind.TASK else Kind.TASK
     started = time.perf_counter()
+    left = deadline.remaining()
+    # It may spend half of what the request has left, no more: a slow server costs the naming, never the
+    # answer (a read past its budget ends as CalendarUnavailable, reason timeout).
+    budget = deadline.starting(left / 2) if left is not None else contextlib.nullcontext()
     try:
-        return calendar.fetch(kind=other, collection_ids=run.fetched.collections_searched or None,
-                              time_zone=run.request.time_zone)
+        with budget:
+            return calendar.fetch(kind=other, collection_ids=run.fetched.collections_searched or None,
+                                  time_zone=run.request.time_zone)
     except (CalendarUnavailable, CollectionNotFound):
         return None
     finally:
