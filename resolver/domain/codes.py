@@ -76,7 +76,9 @@ class Reason(StrEnum):
     )
     NO_CANDIDATES = (
         "no_candidates",
-        "Nothing matched the reference, or nothing the relevance model finds may be meant.",
+        "Nothing matched the reference, or nothing the relevance model finds may be meant; or it names only a "
+        "done item or an item of the other kind (the warnings `closed_item_matched`, `other_kind_matched` say "
+        "which).",
         "Nothing matched",
         # The page's text: a typographic apostrophe, which HTML escaping leaves as it is.
         "Nothing in your calendars matches your reference. Rephrase it, or use more of the item\u2019s title.",
