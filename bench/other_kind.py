@@ -22,8 +22,8 @@ title holds (it is; neither names an item of the other kind, so both variants
 answer alike), with the
 reader's memo on (the service: a warm incremental read) and off
 (`RESOLVER_PARSE_CACHE_ITEMS=0`, as `manage.py resolve` runs: a full read
-each time). Every variant runs once per round, in a rotating order, after a
-warm-up round. Printed: the medians, the CalDAV requests, and with / without.
+each time). Every variant runs once per round, in an order shuffled anew
+each round (seeded), after a warm-up round. Printed: the medians, the CalDAV requests, and with / without.
 Nothing is asserted.
 """
 from __future__ import annotations
@@ -32,6 +32,7 @@ import argparse
 import gc
 import json
 import os
+import random
 import shutil
 import statistics
 import sys
@@ -101,8 +102,11 @@ def measure(n: int, repeat: int) -> dict[str, Any]:
         answers: dict[str, set[Any]] = {name: set() for name, *_ in variants}
         requests: dict[str, set[int]] = {name: set() for name, *_ in variants}
         for round_ in range(repeat + 1):
-            shift = round_ % len(variants)
-            for name, settings, kind, text, read in variants[shift:] + variants[:shift]:
+            # Shuffled each round: what ran just before a variant (the other kind read, the reader switched
+            # between memo on and off) changes what its read costs, and no variant may always follow another.
+            order = list(variants)
+            random.Random(round_).shuffle(order)
+            for name, settings, kind, text, read in order:
                 ms, outcome = run(settings, kind, text, read)
                 answers[name].add((outcome.status.value, tuple(c.item_id for c in outcome.candidates)))
                 requests[name].add(outcome.calendar_requests)

@@ -38,6 +38,7 @@ env = environ.Env(
     RESOLVER_SEMANTIC=(bool, True),
     RESOLVER_GLOSSARY_DIR=(str, "/usr/share/dictd"),
     RESOLVER_RELEVANCE_MODEL=(str, ""),
+    RESOLVER_OTHER_KIND=(bool, True),
     RESOLVER_CALDAV_SYNC=(str, "auto"),
     RESOLVER_CALDAV_SHARED_READS=(bool, True),
     RESOLVER_CALDAV_CTAG=(bool, True),
@@ -275,6 +276,7 @@ RESOLVER = {
     "GLOSSARY_DIR": env("RESOLVER_GLOSSARY_DIR"),
     # "" the shipped relevance model, a path another one, "off" the fusion rule instead (docs/retrieval.md).
     "RELEVANCE_MODEL": None if env("RESOLVER_RELEVANCE_MODEL") == "off" else env("RESOLVER_RELEVANCE_MODEL"),
+    "OTHER_KIND": env("RESOLVER_OTHER_KIND"),
     "CALDAV_SYNC": env("RESOLVER_CALDAV_SYNC"),
     "CALDAV_SHARED_READS": env("RESOLVER_CALDAV_SHARED_READS"),
     "CALDAV_CTAG": env("RESOLVER_CALDAV_CTAG"),

@@ -62,6 +62,10 @@ DEFAULTS: dict[str, Any] = {
     # The relevance model's file (resolver/domain/relevance.py): "" for the one the package ships,
     # None to order candidates by the fusion rule of words and the semantic signal instead.
     "RELEVANCE_MODEL": "",
+    # When no live item of the kind asked for holds every word of a reference, read the other kind too, to
+    # say so when the reference names one of its items (`other_kind_matched`; resolver/domain/pipeline.py):
+    # a second read for such a reference (docs/performance.md). False: never read it.
+    "OTHER_KIND": True,
     # Incremental reads: "auto" (WebDAV sync where offered) or "off" (etag-only listing).
     "CALDAV_SYNC": "auto",
     # Concurrent requests for the same collections of one account share one

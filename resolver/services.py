@@ -150,6 +150,7 @@ def _resolved(request: ResolveRequest, *, request_id: str | None, calendar: Cale
         language=str(resolver_settings.LANGUAGE),
         semantic=semantic_encoder(),
         ranker=relevance_model(),
+        other_kind=bool(resolver_settings.OTHER_KIND),
     )
 
 

@@ -148,6 +148,16 @@ def test_doors__an_events_title_asked_as_a_task_is_no_candidates_naming_the_even
     assert "Your reference names <bdi><q>Piano concert</q></bdi>, an event. Only open tasks can be chosen." in page
 
 
+def test_doors__with_the_other_kind_off_an_events_title_is_not_named(memory, settings):
+    concert = make_item(collection_path="/demo/personal/", uid="concert", title="Piano concert", etag='"e4"',
+                        kind=Kind.EVENT, href="/demo/personal/concert.ics")
+    memory.items = memory.items + [concert]
+    settings.RESOLVER = {**settings.RESOLVER, "OTHER_KIND": False}
+    api = _api("piano concert")
+    assert api["data"]["reason"] == "no_candidates"
+    assert [w["code"] for w in api["warnings"] if w["code"] == "other_kind_matched"] == []
+
+
 def test_doors__the_page_names_a_done_item_read_again_and_escaped(memory):
     """The token carries the done item's ID only; the page reads its title again, HTML-escaped, and says
     nothing once the item is no longer done."""

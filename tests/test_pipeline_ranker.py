@@ -376,3 +376,11 @@ def test_other_kind__a_read_past_its_budget_leaves_the_request_half_of_its_deadl
         assert running.remaining() > 0  # half of what was left when the read began, less the matching
     assert calendar.reads == [Kind.TASK, Kind.EVENT] and other_kind_warning(outcome) is None
     assert outcome.reason is Reason.NO_CANDIDATES
+
+
+def test_other_kind__off_the_other_kind_is_never_read(model):
+    """RESOLVER["OTHER_KIND"] False: an event's very title asked as a task reads tasks alone, as before."""
+    calendar = Counting(items=list(SHOPPING) + list(EVENTS))
+    outcome = resolve(request=parse_request(text="Team standup", kind="task"), calendar=calendar, judge=Judge(),
+                      policy=NoThresholds(), request_id="req_k", ranker=model, other_kind=False)
+    assert calendar.reads == [Kind.TASK] and other_kind_warning(outcome) is None

@@ -99,14 +99,17 @@ def resolve(
     language: str = DEFAULT_LANGUAGE,
     semantic: Encoder | None = None,
     ranker: relevance.RelevanceModel | None = None,
+    other_kind: bool = True,
 ) -> Outcome:
-    """Read, match exactly, then by title and time, then rank and ask the judge: the first stage that answers."""
+    """Read, match exactly, then by title and time, then rank and ask the judge: the first stage that answers.
+
+    `other_kind`: may read the other kind to name an item of it the reference means (`_other_kind_named`)."""
     language = request.language or language
     max_candidates = min(max_candidates, jdg.MAX_CANDIDATES)
     started = time.perf_counter()
     fetched = calendar.fetch(kind=request.kind, collection_ids=request.collection_ids or None,
                              time_zone=request.time_zone)
-    run = _Run(request=request, fetched=fetched, request_id=request_id,
+    run = _Run(request=request, fetched=fetched, request_id=request_id, read_other_kind=other_kind,
                timings={"calendar_ms": _ms(time.perf_counter() - started)}, warnings=_skipped_warning(fetched),
                now=now or fetched.read_at or datetime.now(timezone.utc))
     exact = _exact(run, max_candidates)
@@ -152,6 +155,8 @@ class _Run:
     matching_started: float = field(default_factory=time.perf_counter)
     # The live items of the other kind (`_other_kind`), read when no live item holds every word; None: not read.
     other: FetchResult | None = None
+    # Whether that read may be made at all (RESOLVER["OTHER_KIND"]).
+    read_other_kind: bool = True
 
     @property
     def tz(self) -> tzinfo:
@@ -262,7 +267,7 @@ def _other_kind_named(pool: Pool, text: str, run: _Run, calendar: CalendarSource
     The nearest things to an exact title, and as safe on the labelled set: unlike the model's probability
     (docs/retrieval.md, "Items of the other kind"), they took no reference to a live item from it. A live
     item holding every word may be meant, and is offered; only without one is the other kind read at all."""
-    if pool.by_date or any(c.unmatched == 0 for c in pool.candidates):
+    if not run.read_other_kind or pool.by_date or any(c.unmatched == 0 for c in pool.candidates):
         return ()
     run.other = _other_kind(run, calendar)
     if run.other is None or not run.other.items:

@@ -47,12 +47,13 @@ class RankerScorer:
     probability_source = "model"
     question = QUESTION
 
-    def __init__(self, *, model: Any, encoder: Any, margin: float, language: str) -> None:
+    def __init__(self, *, model: Any, encoder: Any, margin: float, language: str, other_kind: bool = True) -> None:
         encoder_name = encoder.name if encoder is not None else None
         self.relevance = model
         self.encoder = encoder
         self.margin = margin
         self.language = language
+        self.other_kind = other_kind
         self.model = model.scorer_name(encoder_name)
         self.fingerprint = model.fingerprint(encoder_name)
         self._calendars: dict[str, MemoryCalendar] = {}
@@ -90,7 +91,8 @@ class RankerScorer:
         request = ResolveRequest(text=text, kind=Kind(kind), time_zone=zone)
         return resolve(request=request, calendar=calendar, judge=DisabledJudge(),
                        policy=_OwnRule(self.model, self.fingerprint, self.margin), request_id="eval-ranker",
-                       now=now, language=self.language, semantic=self.encoder, ranker=self.relevance)
+                       now=now, language=self.language, semantic=self.encoder, ranker=self.relevance,
+                       other_kind=self.other_kind)
 
     def _case_outcome(self, case_id: str, expected: Any, outcome: Any, *, key: Any) -> CaseOutcome:
         judgment = outcome.judgment
@@ -119,7 +121,8 @@ class _OwnRule:
 
 
 def build_scorer() -> RankerScorer:
-    """The deployed ranker (RESOLVER RELEVANCE_MODEL, SEMANTIC, LANGUAGE, THRESHOLD_MARGIN) as a scorer."""
+    """The deployed ranker (RESOLVER RELEVANCE_MODEL, SEMANTIC, LANGUAGE, THRESHOLD_MARGIN, OTHER_KIND) as a
+    scorer: what the pipeline decides in this deployment is what is certified."""
     from resolver.conf import resolver_settings
     from resolver.rankers import relevance_model, semantic_encoder
 
@@ -127,7 +130,8 @@ def build_scorer() -> RankerScorer:
     if model is None:
         raise InvalidEvaluation("the built-in ranker is off (RESOLVER['RELEVANCE_MODEL'] is None)")
     return RankerScorer(model=model, encoder=semantic_encoder(),
-                        margin=float(resolver_settings.THRESHOLD_MARGIN), language=str(resolver_settings.LANGUAGE))
+                        margin=float(resolver_settings.THRESHOLD_MARGIN), language=str(resolver_settings.LANGUAGE),
+                        other_kind=bool(resolver_settings.OTHER_KIND))
 
 
 # -- calendars ---------------------------------------------------------------------------------------------
