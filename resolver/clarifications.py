@@ -352,8 +352,7 @@ def closed_named(claims: ClarificationClaims, *, calendar: CalendarSource, time_
     if not claims.closed:
         return []
     by_id: dict[str, Item] = {}
-    other = Kind.EVENT if claims.kind is Kind.TASK else Kind.TASK
-    for kind in (claims.kind, other):
+    for kind in (claims.kind, claims.kind.other):
         if all(i in by_id for i in claims.closed):
             break
         try:

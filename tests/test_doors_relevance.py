@@ -18,7 +18,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from resolver import services
-from resolver.domain.items import Kind, make_item
+from resolver.domain.items import Item, Kind, make_item
 from resolver.mcp.tools import RESOLVE, Tools
 from resolver.models import ApprovedThreshold
 from tests.support import memory_backend
@@ -108,10 +108,23 @@ def test_doors__a_reference_to_nothing_is_no_candidates_everywhere(memory):
     assert "Nothing in your calendars matches your reference." in page and 'name="item_id"' not in page
 
 
+def _named(envelope: dict, code: str) -> list:
+    """The items each warning `code` of the envelope names."""
+    return [w["details"]["items"] for w in envelope["warnings"] if w["code"] == code]
+
+
+def _with_a_concert(memory) -> Item:
+    """An event, "Piano concert", beside the tasks."""
+    concert = make_item(collection_path="/demo/personal/", uid="concert", title="Piano concert", etag='"e4"',
+                        kind=Kind.EVENT, href="/demo/personal/concert.ics")
+    memory.items = memory.items + [concert]
+    return concert
+
+
 def test_doors__a_done_tasks_title_is_no_candidates_naming_it_everywhere(memory):
     """"buy rice" when "Buy rice" is completed: nothing offered, and the warning names the done task."""
     def closed(envelope: dict) -> list:
-        return [w["details"]["items"] for w in envelope["warnings"] if w["code"] == "closed_item_matched"]
+        return _named(envelope, "closed_item_matched")
 
     expected = [[{"item_id": memory.closed[0].item_id, "title": "Buy rice", "status": "COMPLETED",
                   "collection_id": "personal"}]]
@@ -128,12 +141,10 @@ def test_doors__a_done_tasks_title_is_no_candidates_naming_it_everywhere(memory)
 
 def test_doors__an_events_title_asked_as_a_task_is_no_candidates_naming_the_event_everywhere(memory):
     """"piano concert" asked as a task, when "Piano concert" is an event: nothing offered, the event named."""
-    concert = make_item(collection_path="/demo/personal/", uid="concert", title="Piano concert", etag='"e4"',
-                        kind=Kind.EVENT, href="/demo/personal/concert.ics")
-    memory.items = memory.items + [concert]
+    concert = _with_a_concert(memory)
 
     def other(envelope: dict) -> list:
-        return [w["details"]["items"] for w in envelope["warnings"] if w["code"] == "other_kind_matched"]
+        return _named(envelope, "other_kind_matched")
 
     expected = [[{"item_id": concert.item_id, "title": "Piano concert", "kind": "event",
                   "collection_id": "personal"}]]
@@ -149,13 +160,10 @@ def test_doors__an_events_title_asked_as_a_task_is_no_candidates_naming_the_even
 
 
 def test_doors__with_the_other_kind_off_an_events_title_is_not_named(memory, settings):
-    concert = make_item(collection_path="/demo/personal/", uid="concert", title="Piano concert", etag='"e4"',
-                        kind=Kind.EVENT, href="/demo/personal/concert.ics")
-    memory.items = memory.items + [concert]
+    _with_a_concert(memory)
     settings.RESOLVER = {**settings.RESOLVER, "OTHER_KIND": False}
     api = _api("piano concert")
-    assert api["data"]["reason"] == "no_candidates"
-    assert [w["code"] for w in api["warnings"] if w["code"] == "other_kind_matched"] == []
+    assert api["data"]["reason"] == "no_candidates" and _named(api, "other_kind_matched") == []
 
 
 def test_doors__the_page_names_a_done_item_read_again_and_escaped(memory):

@@ -179,8 +179,9 @@ class WarningCode(StrEnum):
         "`collection_id`, at most 3); nothing is offered.",
         "The reference names an item of the other kind.",
         "",
-        # {asked}, {named}: "task" / "event", the kind asked for and the kind of the item named.
-        "No {asked} in your calendars matches this reference: it names {article} {named}. Ask for {named}s "
+        # {asked}, {named}: "task" / "event", the kind asked for and the kind of the item named
+        # ({named_with_article}: "an event").
+        "No {asked} in your calendars matches this reference: it names {named_with_article}. Ask for {named}s "
         "instead, or name one of your {asked}s.",
     )
     SERVER_FILTER_SKIPPED = (

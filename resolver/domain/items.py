@@ -17,6 +17,15 @@ class Kind(str, Enum):
     TASK = "task"
     EVENT = "event"
 
+    @property
+    def other(self) -> Kind:
+        return Kind.EVENT if self is Kind.TASK else Kind.TASK
+
+    @property
+    def with_article(self) -> str:
+        """"a task", "an event": how a prompt or a page names the kind."""
+        return f"{'an' if self.value[0] in 'aeiou' else 'a'} {self.value}"
+
 
 class Method(str, Enum):
     DETERMINISTIC = "deterministic"

@@ -199,7 +199,6 @@ def _other_kind(run: _Run, calendar: CalendarSource) -> FetchResult | None:
     the tasks that look like it. A second read, so only when no live item of the kind holds every word of
     the reference (`_other_kind_named`); a server that fails on it costs the request nothing but this
     (None)."""
-    other = Kind.EVENT if run.request.kind is Kind.TASK else Kind.TASK
     started = time.perf_counter()
     left = deadline.remaining()
     # It may spend half of what the request has left, no more: a slow server costs the naming, never the
@@ -207,7 +206,7 @@ def _other_kind(run: _Run, calendar: CalendarSource) -> FetchResult | None:
     budget = deadline.starting(left / 2) if left is not None else contextlib.nullcontext()
     try:
         with budget:
-            return calendar.fetch(kind=other, collection_ids=run.fetched.collections_searched or None,
+            return calendar.fetch(kind=run.request.kind.other, collection_ids=run.fetched.collections_searched or None,
                                   time_zone=run.request.time_zone)
     except (CalendarUnavailable, CollectionNotFound):
         return None
@@ -286,7 +285,7 @@ def _with_closed(pool: Pool, text: str, run: _Run, *, language: str, time_range:
     relevance.PREPOOL; and the closed ones' item IDs. The model weighs them as it weighs the live ones.
 
     Not the other kind's items (`run.other`): joined here, an event more probable than the task meant lost
-    references to live items (docs/retrieval.md, "Items of the other kind"); only their exact titles count."""
+    references to live items (docs/retrieval.md, "Items of the other kind"); `_other_kind_named` reads them."""
     found = build_pool(text, run.fetched.closed, limit=relevance.PREPOOL, language=language, time_range=time_range,
                        tz=run.tz, bonus_words=bonus_words, memo=run.fetched.memo, unmatched_by_date=False)
     if found.by_date or not found.candidates:
@@ -307,13 +306,13 @@ def _closed(run: _Run, items: tuple[Item, ...]) -> Outcome:
     if items[0].kind is not run.request.kind:
         code = WarningCode.OTHER_KIND_MATCHED
         shown = [{"item_id": item.item_id, "title": item.title, "kind": item.kind.value,
-                  "collection_id": item.collection_id} for item in items[:CLOSED_SHOWN] if item.kind is items[0].kind]
+                  "collection_id": item.collection_id} for item in items[:CLOSED_SHOWN]]
     else:
         code = WarningCode.CLOSED_ITEM_MATCHED
         shown = [{"item_id": item.item_id, "title": item.title, "status": item.status or "",
                   "collection_id": item.collection_id} for item in items[:CLOSED_SHOWN]]
-    named = items[0].kind.value
-    prompt = code.prompt.format(asked=run.request.kind.value, named=named, article="an" if named[0] in "aeiou" else "a")
+    prompt = code.prompt.format(asked=run.request.kind.value, named=items[0].kind.value,
+                                named_with_article=items[0].kind.with_article)
     return run.outcome(status=Status.NEEDS_CLARIFICATION, method=None, reason=Reason.NO_CANDIDATES,
                        prompt=prompt, warnings=run.warnings + (OutcomeWarning.of(code, items=shown),))
 

@@ -223,7 +223,7 @@ def _clarification_page(request: HttpRequest, claims: ClarificationClaims, *, ne
         # The done items, or the other kind's, the reference names: what became of them, or what they are
         # (never choosable).
         "closed": [{"title": item.title, "status": (item.status or "").lower() if item.kind is claims.kind
-                    else ("an " if item.kind.value[0] in "aeiou" else "a ") + item.kind.value} for item in closed],
+                    else item.kind.with_article} for item in closed],
         # One candidate: the question is the heading and the answer is ready; submitting says yes.
         # Not when the judge said none matches: a ticked box there would nudge towards a guess.
         "preselected": (choosable[0].item_id if reason.yes_or_no and len(candidates) == 1

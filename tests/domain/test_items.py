@@ -97,3 +97,8 @@ def test_make_item__words_past_the_scored_bound_are_not_matched_but_the_exact_ti
     assert "zeppelin" not in item.title_tokens and "budget" in item.title_words
     assert item.title == title and not item.title_truncated
     assert exact_matches(title.upper(), [item]) == [item]
+
+
+def test_kind__the_other_kind_and_its_article():
+    assert (Kind.TASK.other, Kind.EVENT.other) == (Kind.EVENT, Kind.TASK)
+    assert (Kind.TASK.with_article, Kind.EVENT.with_article) == ("a task", "an event")
