@@ -456,7 +456,7 @@ def write_report(args: argparse.Namespace, runs: dict[str, list[Result]], refs: 
     """The misses (--show-misses) and the JSON figures (--json)."""
     if args.show_misses:
         by_id = {r["id"]: r for r in refs}
-        for method in ("project", "project-live", "project-certified"):
+        for method in ("project", "project-ranker", "project-live", "project-certified"):
             if method in runs:
                 write(f"\n-- misses: {method} --")
                 show_misses(runs[method], by_id, titles, method, write)

@@ -94,6 +94,9 @@ FEATURES = (
     "siblings",       # log(1 + how many other candidates leave the same reference words over, each with other
                       # title words): one pattern with a slot ("Buy apples", "Buy bread", "Buy flour"), and the
                       # reference fills the slot with what none holds ("buy rice")
+    "function_only",  # every reference word the title matches is a function word of some language the time
+                      # grammar reads ("de" in "carrera de galgos" for "Clase de pilates"): words found it by
+                      # an article or a preposition, which says nothing of what is meant
 )
 _SIGNAL_ONLY = frozenset({"cosine", "cosine_gap", "cosine_rank", "nearest_first", "cosine_x_lex", "left_cosine",
                           "swap", "name_swap"})
@@ -124,6 +127,9 @@ POOL_FEATURES = (
     "top_left_cosine", "top_swap", "top_name_swap",
     "best_left_cosine",  # the best left_cosine of the lexical candidates
     "top_siblings",
+    "no_content_found",      # 1 when no title matches a reference word other than a function word (FEATURES'
+                             # function_only): words found nothing that names a thing, only the encoder speaks
+    "cosine_if_no_content",  # the best cosine in that regime, else 0
 )
 
 
@@ -335,6 +341,7 @@ def pool_features(matrix: np.ndarray, utilities: np.ndarray) -> dict[str, float]
     best = float(utilities[top])
     column = {name: matrix[:, n] for name, n in _COLUMN.items()}
     lexical = column["lexical"] > 0
+    content = lexical & (column["function_only"] == 0)
     cosines = numpy.sort(column["cosine"])[::-1]
     return {
         "top_utility": best,
@@ -363,6 +370,8 @@ def pool_features(matrix: np.ndarray, utilities: np.ndarray) -> dict[str, float]
         "top_name_swap": float(column["name_swap"][top]),
         "best_left_cosine": float(column["left_cosine"][lexical].max()) if lexical.any() else 0.0,
         "top_siblings": float(column["siblings"][top]),
+        "no_content_found": 0.0 if content.any() else 1.0,
+        "cosine_if_no_content": 0.0 if content.any() else float(cosines[0]),
     }
 
 
@@ -459,6 +468,7 @@ def feature_matrix(lexical: Sequence[ScoredCandidate], extra: Sequence[Item], co
     columns["name_swap"] = numpy.array([float(c.item.item_id in context.name_swaps) for c in candidates]) \
         if context.name_swaps else numpy.zeros(n)
     columns["siblings"] = numpy.log1p(_siblings(candidates[:lex_n], n))
+    columns["function_only"] = _function_only(context.text, candidates[:lex_n], n)
     negated = negated_words(context.text) if _NEGATION.search(context.text.casefold()) else ()
     columns["negated"] = numpy.array([float(k < lex_n and any(w not in c.left_over for w in negated))
                                       for k, c in enumerate(candidates)]) if negated else numpy.zeros(n)
@@ -501,6 +511,37 @@ def _siblings(lexical: Sequence[ScoredCandidate], n: int) -> np.ndarray:
         if c.left_over:
             counts[k] = over[c.left_over] - alike[(c.left_over, c.uncovered)]
     return counts
+
+
+@functools.cache
+def function_words() -> frozenset[str]:
+    """The stopwords of every language the time grammar reads (resolver/data/stopwords/): articles,
+    prepositions and possessives, whatever the request's own language."""
+    from resolver.domain.timeexpr import languages
+    from resolver.domain.wordforms import word_forms
+
+    return frozenset().union(*(word_forms(language).stopwords for language in languages()))
+
+
+def _function_only(text: str, lexical: Sequence[ScoredCandidate], n: int) -> np.ndarray:
+    """1 for a lexical candidate whose matched reference words are all function words (FEATURES)."""
+    import numpy
+
+    out = numpy.zeros(n)
+    function = function_words()
+    # English stopwords never count as matched ("the"): only the other languages' function words can mark one.
+    words = [w for w in dict.fromkeys(tokens_of(match_key(text))) if w not in STOPWORDS]
+    if not any(w in function for w in words):
+        return out  # most references: no function word of another language, nothing to look at
+    content = [w for w in words if w not in function]
+    foreign = [w for w in words if w in function]
+    marked: dict[tuple[str, ...], float] = {}  # candidates that leave the same words over are alike
+    for k, candidate in enumerate(lexical):
+        left = candidate.left_over
+        if left not in marked:
+            marked[left] = float(all(w in left for w in content) and any(w not in left for w in foreign))
+        out[k] = marked[left]
+    return out
 
 
 def _strictly_above(pool: np.ndarray, values: np.ndarray) -> np.ndarray:

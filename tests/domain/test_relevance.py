@@ -361,6 +361,47 @@ def test_relevance__siblings_count_titles_of_one_pattern_that_leave_the_same_wor
         [math.log(3), math.log(3), math.log(3), 0.0, 0.0, 0.0])
 
 
+def test_relevance__a_title_found_by_function_words_alone_is_marked():
+    """"carrera de galgos": "Clase de pilates" matches only "de", a function word of a language the time grammar
+    reads; "Carrera popular" matches a word that names a thing; one only the encoder found is not lexical."""
+    by_de = ScoredCandidate(item=item("c", "Clase de pilates"), score=0.2, left_over=("carrera", "galgos"))
+    by_name = ScoredCandidate(item=item("r", "Carrera popular"), score=0.5, left_over=("de", "galgos"))
+    context = Context(text="carrera de galgos", time_range=None, tz=timezone.utc)
+    _, matrix = relevance.feature_matrix((by_de, by_name), (item("x", "Dog show"),), context)
+    assert list(matrix[:, relevance.FEATURES.index("function_only")]) == [1.0, 0.0, 0.0]
+    # English stopwords are never counted as matched ("the"), so an English title matched by a content word is
+    # not marked, and one matched by nothing but "the" has nothing matched at all.
+    english = Context(text="feed the goldfish", time_range=None, tz=timezone.utc)
+    feed = ScoredCandidate(item=item("f", "Review customer feedback"), score=0.3, left_over=("goldfish",))
+    _, matrix = relevance.feature_matrix((feed,), (), english)
+    assert list(matrix[:, relevance.FEATURES.index("function_only")]) == [0.0]
+
+
+def test_relevance__function_words_are_every_grammar_languages_stopwords():
+    words = relevance.function_words()
+    assert {"de", "el", "la", "les", "avec", "der", "im", "am", "the", "of"} <= words
+    assert not {"carrera", "swimming", "feed", "lassen"} & words
+
+
+def test_relevance__no_content_found_when_only_function_words_matched():
+    """The pool's regime: no title matches a word that names a thing, and the best cosine in it."""
+    import numpy
+
+    columns = {name: 0.0 for name in relevance.FEATURES}
+
+    def row(**values):
+        return [values.get(name, columns[name]) for name in relevance.FEATURES]
+
+    by_de = row(lexical=1.0, function_only=1.0, cosine=0.3, lex_score=0.2)
+    encoder_only = row(cosine=0.45)
+    found = relevance.pool_features(numpy.array([by_de, encoder_only]), numpy.array([0.1, 0.4]))
+    assert (found["no_content_found"], found["cosine_if_no_content"]) == (1.0, 0.45)
+    assert found["words_found_none"] == 0.0  # words found a title, by "de"
+    by_name = row(lexical=1.0, cosine=0.6, lex_score=0.5)
+    found = relevance.pool_features(numpy.array([by_de, by_name]), numpy.array([0.1, 0.9]))
+    assert (found["no_content_found"], found["cosine_if_no_content"]) == (0.0, 0.0)
+
+
 def test_relevance__words_the_deadline_leaves_unencoded_mean_words_alone(tmp_path, monkeypatch):
     """The left-over words are encoded within the encoder's share of the deadline, as titles are: when it is
     spent, the model reads words alone (no cosines, no encoder-only titles), and the request goes on."""
