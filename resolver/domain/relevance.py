@@ -97,6 +97,9 @@ FEATURES = (
     "function_only",  # every reference word the title matches is a function word of some language the time
                       # grammar reads ("de" in "carrera de galgos" for "Clase de pilates"): words found it by
                       # an article or a preposition, which says nothing of what is meant
+    "proper_swap",    # a word the reference writes with a capital is left over where the title has another
+                      # ("client visit in Lisbon" for "Client visit in Paris", "the November timesheet" for
+                      # "Submit the December timesheet"): another place, person or month, not another word for it
 )
 _SIGNAL_ONLY = frozenset({"cosine", "cosine_gap", "cosine_rank", "nearest_first", "cosine_x_lex", "left_cosine",
                           "swap", "name_swap"})
@@ -127,6 +130,7 @@ POOL_FEATURES = (
     "top_left_cosine", "top_swap", "top_name_swap",
     "best_left_cosine",  # the best left_cosine of the lexical candidates
     "top_siblings",
+    "top_proper_swap",
     "no_content_found",      # 1 when no title matches a reference word other than a function word (FEATURES'
                              # function_only): words found nothing that names a thing, only the encoder speaks
     "cosine_if_no_content",  # the best cosine in that regime, else 0
@@ -370,6 +374,7 @@ def pool_features(matrix: np.ndarray, utilities: np.ndarray) -> dict[str, float]
         "top_name_swap": float(column["name_swap"][top]),
         "best_left_cosine": float(column["left_cosine"][lexical].max()) if lexical.any() else 0.0,
         "top_siblings": float(column["siblings"][top]),
+        "top_proper_swap": float(column["proper_swap"][top]),
         "no_content_found": 0.0 if content.any() else 1.0,
         "cosine_if_no_content": 0.0 if content.any() else float(cosines[0]),
     }
@@ -469,6 +474,7 @@ def feature_matrix(lexical: Sequence[ScoredCandidate], extra: Sequence[Item], co
         if context.name_swaps else numpy.zeros(n)
     columns["siblings"] = numpy.log1p(_siblings(candidates[:lex_n], n))
     columns["function_only"] = _function_only(context.text, candidates[:lex_n], n)
+    columns["proper_swap"] = _proper_swaps(context.text, candidates[:lex_n], n)
     negated = negated_words(context.text) if _NEGATION.search(context.text.casefold()) else ()
     columns["negated"] = numpy.array([float(k < lex_n and any(w not in c.left_over for w in negated))
                                       for k, c in enumerate(candidates)]) if negated else numpy.zeros(n)
@@ -541,6 +547,35 @@ def _function_only(text: str, lexical: Sequence[ScoredCandidate], n: int) -> np.
         if left not in marked:
             marked[left] = float(all(w in left for w in content) and any(w not in left for w in foreign))
         out[k] = marked[left]
+    return out
+
+
+_WORD = re.compile(r"[^\W\d_][\w'’-]*")
+
+
+def capitalised_words(text: str) -> frozenset[str]:
+    """The folded tokens of the words `text` writes with a capital letter, its first word left out (a sentence's
+    or a title's first word has one whatever it is): names of people and places, months, brands."""
+    found: set[str] = set()
+    for n, word in enumerate(_WORD.finditer(text)):
+        if n and word.group(0)[0].isupper():
+            found.update(tokens_of(match_key(word.group(0))))
+    return frozenset(found)
+
+
+def _proper_swaps(text: str, lexical: Sequence[ScoredCandidate], n: int) -> np.ndarray:
+    """1 for a lexical candidate that leaves over a word the reference capitalises and leaves uncovered a word
+    its title capitalises (FEATURES' proper_swap)."""
+    import numpy
+
+    out = numpy.zeros(n)
+    named = capitalised_words(text)
+    if not named:
+        return out  # most references name nothing with a capital past their first word
+    for k, candidate in enumerate(lexical):
+        if named.intersection(candidate.left_over) and candidate.uncovered \
+                and capitalised_words(candidate.item.title).intersection(candidate.uncovered):
+            out[k] = 1.0
     return out
 
 

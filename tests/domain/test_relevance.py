@@ -383,6 +383,42 @@ def test_relevance__function_words_are_every_grammar_languages_stopwords():
     assert not {"carrera", "swimming", "feed", "lassen"} & words
 
 
+@pytest.mark.parametrize("text, named", [
+    ("client visit in Lisbon", {"lisbon"}),
+    ("Client visit in Paris", {"paris"}),  # a title's or a sentence's first word says nothing
+    ("paint Hugo's bedroom", {"hugo"}),
+    ("submit the November timesheet", {"november"}),
+    ("buy almond milk", set()),
+])
+def test_relevance__the_words_written_with_a_capital(text, named):
+    assert relevance.capitalised_words(text) == named
+
+
+def test_relevance__a_name_left_over_where_the_title_has_another_is_a_proper_swap():
+    """"client visit in Lisbon": "Client visit in Paris" leaves "lisbon" over where it has "Paris"; "Client visit
+    in lisbon planning" covers it; a title whose uncovered word is not written with a capital is no swap."""
+    paris = ScoredCandidate(item=item("p", "Client visit in Paris"), score=0.7, left_over=("lisbon",),
+                            uncovered=("paris",))
+    lisbon = ScoredCandidate(item=item("l", "Plan the client visit in Lisbon"), score=0.9, left_over=(),
+                             uncovered=("plan",))
+    lunch = ScoredCandidate(item=item("u", "Client lunch"), score=0.4, left_over=("visit", "lisbon"),
+                            uncovered=("lunch",))
+    context = Context(text="client visit in Lisbon", time_range=None, tz=timezone.utc)
+    _, matrix = relevance.feature_matrix((paris, lisbon, lunch), (item("x", "Trip to Porto"),), context)
+    assert list(matrix[:, relevance.FEATURES.index("proper_swap")]) == [1.0, 0.0, 0.0, 0.0]
+    # Written without a capital, the reference names nothing: no swap.
+    lower = Context(text="client visit in lisbon", time_range=None, tz=timezone.utc)
+    _, matrix = relevance.feature_matrix((paris,), (), lower)
+    assert list(matrix[:, relevance.FEATURES.index("proper_swap")]) == [0.0]
+    # P(none) reads the most probable candidate's.
+    import numpy
+
+    rows = numpy.array([[{"proper_swap": 1.0, "lexical": 1.0}.get(name, 0.0) for name in relevance.FEATURES],
+                        [{"lexical": 1.0}.get(name, 0.0) for name in relevance.FEATURES]])
+    assert relevance.pool_features(rows, numpy.array([0.9, 0.1]))["top_proper_swap"] == 1.0
+    assert relevance.pool_features(rows, numpy.array([0.1, 0.9]))["top_proper_swap"] == 0.0
+
+
 def test_relevance__no_content_found_when_only_function_words_matched():
     """The pool's regime: no title matches a word that names a thing, and the best cosine in it."""
     import numpy
