@@ -261,7 +261,8 @@ def _other_kind_named(pool: Pool, text: str, run: _Run, calendar: CalendarSource
     """When no live item of the kind holds every word of the reference, the items of the other kind it names:
     by its whole text as an ID, UID or title, else by a title that has the reference's words and no other
     (any order, any form, as the matcher matches words): "tomato watering" asked as an event, when "Water the
-    tomatoes" is a task.
+    tomatoes" is a task; else by a title the reference holds whole that explains more of it than any title of
+    the kind asked for (`_other_kind_whole`).
 
     The nearest things to an exact title, and as safe on the labelled set: unlike the model's probability
     (docs/retrieval.md, "Items of the other kind"), they took no reference to a live item from it. A live
@@ -276,7 +277,35 @@ def _other_kind_named(pool: Pool, text: str, run: _Run, calendar: CalendarSource
         return tuple(exact)
     found = build_pool(text, run.other.items, limit=relevance.PREPOOL, language=language, time_range=time_range,
                        tz=run.tz, bonus_words=bonus_words, memo=run.other.memo, unmatched_by_date=False)
-    return tuple(c.item for c in found.candidates if c.unmatched == 0 and c.coverage >= 1.0)
+    same_words = tuple(c.item for c in found.candidates if c.unmatched == 0 and c.coverage >= 1.0)
+    if same_words:
+        return same_words
+    return _other_kind_whole(found, pool, text, run, language=language, time_range=time_range,
+                             bonus_words=bonus_words)
+
+
+def _other_kind_whole(found: Pool, pool: Pool, text: str, run: _Run, *, language: str,
+                      time_range: TimeRange | None, bonus_words: Sequence[str]) -> tuple[Item, ...]:
+    """The titles of the other kind the reference holds whole that leave fewer of its words over than any title
+    of the kind asked for, live or closed: "guitar lesson prep" asked as a task, when "Guitar lesson" is an
+    event and no task holds both words. Never one that holds a word the reference negates ("the annual general
+    meeting itself, not the agenda").
+
+    Counted in words, not in the matcher's weights: the two kinds' titles weigh words differently."""
+    negated = relevance.negated_words(text)
+    whole = [c for c in found.candidates if c.coverage >= 1.0 and c.left_over
+             and all(w in c.left_over for w in negated)]
+    if not whole:
+        return ()
+    fewest = min(len(c.left_over) for c in whole)
+    asked = list(pool.candidates)
+    if run.fetched.closed and not any(len(c.left_over) <= fewest for c in asked):
+        asked += build_pool(text, run.fetched.closed, limit=relevance.PREPOOL, language=language,
+                            time_range=time_range, tz=run.tz, bonus_words=bonus_words, memo=run.fetched.memo,
+                            unmatched_by_date=False).candidates
+    if any(len(c.left_over) <= fewest for c in asked):
+        return ()
+    return tuple(c.item for c in whole if len(c.left_over) == fewest)
 
 
 def _with_closed(pool: Pool, text: str, run: _Run, *, language: str, time_range: TimeRange | None,
