@@ -315,11 +315,21 @@ def test_other_kind__the_titles_words_in_any_order_or_form_name_the_event(model,
     assert [i["item_id"] for i in other_kind_warning(outcome)["items"]] == [EVENTS[1].item_id]
 
 
-def test_other_kind__fewer_words_than_the_title_do_not_name_it(model):
-    """A title word left over: not the event's title, and the events never join the model's pool (where they
-    cost references to live items their place, docs/retrieval.md): nothing names the event."""
-    outcome, reads = run_kinds("piano", model)
-    assert reads == [Kind.TASK, Kind.EVENT] and other_kind_warning(outcome) is None
+@pytest.mark.parametrize("with_model", [True, False])
+def test_other_kind__a_title_holding_every_word_no_task_holds_names_it(model, with_model):
+    """"piano": the event "Piano concert" holds it, no task does: the event is named, never offered."""
+    outcome, reads = run_kinds("piano", model if with_model else None)
+    assert reads == [Kind.TASK, Kind.EVENT] and outcome.candidates == ()
+    assert [i["item_id"] for i in other_kind_warning(outcome)["items"]] == [EVENTS[1].item_id]
+
+
+def test_other_kind__words_no_title_of_either_kind_explains_name_nothing(model):
+    """"piano tuning": "Piano concert" leaves "tuning" over, as every task leaves a word or more; the events
+    never join the model's pool (where they cost references to live items their place, docs/retrieval.md)."""
+    calendar = Counting(items=list(SHOPPING) + list(EVENTS) + [task("tuner", "Call the tuner")])
+    outcome = resolve(request=parse_request(text="piano tuning", kind="task"), calendar=calendar, judge=Judge(),
+                      policy=NoThresholds(), request_id="req_k", ranker=model)
+    assert calendar.reads == [Kind.TASK, Kind.EVENT] and other_kind_warning(outcome) is None
     assert all(c.kind is Kind.TASK for c in outcome.candidates)
 
 

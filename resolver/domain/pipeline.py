@@ -261,8 +261,8 @@ def _other_kind_named(pool: Pool, text: str, run: _Run, calendar: CalendarSource
     """When no live item of the kind holds every word of the reference, the items of the other kind it names:
     by its whole text as an ID, UID or title, else by a title that has the reference's words and no other
     (any order, any form, as the matcher matches words): "tomato watering" asked as an event, when "Water the
-    tomatoes" is a task; else by a title the reference holds whole that explains more of it than any title of
-    the kind asked for (`_other_kind_whole`).
+    tomatoes" is a task; else by a title that holds the reference or that it holds whole, and explains more of
+    it than any title of the kind asked for (`_other_kind_whole`).
 
     The nearest things to an exact title, and as safe on the labelled set: unlike the model's probability
     (docs/retrieval.md, "Items of the other kind"), they took no reference to a live item from it. A live
@@ -286,14 +286,15 @@ def _other_kind_named(pool: Pool, text: str, run: _Run, calendar: CalendarSource
 
 def _other_kind_whole(found: Pool, pool: Pool, text: str, run: _Run, *, language: str,
                       time_range: TimeRange | None, bonus_words: Sequence[str]) -> tuple[Item, ...]:
-    """The titles of the other kind the reference holds whole that leave fewer of its words over than any title
-    of the kind asked for, live or closed: "guitar lesson prep" asked as a task, when "Guitar lesson" is an
-    event and no task holds both words. Never one that holds a word the reference negates ("the annual general
-    meeting itself, not the agenda").
+    """The titles of the other kind the reference holds whole, or that hold every word of it, and leave fewer of
+    its words over than any title of the kind asked for, live or closed: "guitar lesson prep" asked as a task,
+    when "Guitar lesson" is an event and no task holds both words; "seed swap", when the event is "Seed swap
+    at the community garden". Never one that holds a word the reference negates ("the annual general meeting
+    itself, not the agenda").
 
     Counted in words, not in the matcher's weights: the two kinds' titles weigh words differently."""
     negated = relevance.negated_words(text)
-    whole = [c for c in found.candidates if c.coverage >= 1.0 and c.left_over
+    whole = [c for c in found.candidates if (c.coverage >= 1.0 or c.unmatched == 0)
              and all(w in c.left_over for w in negated)]
     if not whole:
         return ()
