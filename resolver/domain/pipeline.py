@@ -264,9 +264,11 @@ def _other_kind_named(pool: Pool, text: str, run: _Run, calendar: CalendarSource
     tomatoes" is a task; else by a title that holds the reference or that it holds whole, and explains more of
     it than any title of the kind asked for (`_other_kind_whole`).
 
-    The nearest things to an exact title, and as safe on the labelled set: unlike the model's probability
-    (docs/retrieval.md, "Items of the other kind"), they took no reference to a live item from it. A live
-    item holding every word may be meant, and is offered; only without one is the other kind read at all."""
+    The nearest things to an exact title, and nearly as safe on the labelled set: unlike the model's
+    probability (docs/retrieval.md, "Items of the other kind"), they took no reference to a live item from its
+    train and calibration halves, and one from its test split (a German task only the encoder finds, for
+    "skin doctor appointment"). A live item holding every word may be meant, and is offered; only without one
+    is the other kind read at all."""
     if not run.read_other_kind or pool.by_date or any(c.unmatched == 0 for c in pool.candidates):
         return ()
     run.other = _other_kind(run, calendar)
