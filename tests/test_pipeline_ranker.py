@@ -323,6 +323,16 @@ def test_other_kind__a_title_holding_every_word_no_task_holds_names_it(model, wi
     assert [i["item_id"] for i in other_kind_warning(outcome)["items"]] == [EVENTS[1].item_id]
 
 
+def test_other_kind__several_events_named_are_said_in_the_plural(model):
+    """"meeting": four events hold it, no task does: the three first named, the prompt says "events"."""
+    meetings = [event(f"m{n}", f"{name} meeting") for n, name in enumerate(("Team", "Board", "Ops", "Budget"))]
+    calendar = Counting(items=list(SHOPPING) + meetings)
+    outcome = resolve(request=parse_request(text="meeting", kind="task"), calendar=calendar, judge=Judge(),
+                      policy=NoThresholds(), request_id="req_k", ranker=model)
+    assert outcome.reason is Reason.NO_CANDIDATES and len(other_kind_warning(outcome)["items"]) == 3
+    assert "it names events. Ask for events instead" in outcome.prompt
+
+
 def test_other_kind__words_no_title_of_either_kind_explains_name_nothing(model):
     """"piano tuning": "Piano concert" leaves "tuning" over, as every task leaves a word or more; the events
     never join the model's pool (where they cost references to live items their place, docs/retrieval.md)."""

@@ -180,7 +180,7 @@ class WarningCode(StrEnum):
         "The reference names an item of the other kind.",
         "",
         # {asked}, {named}: "task" / "event", the kind asked for and the kind of the item named
-        # ({named_with_article}: "an event").
+        # ({named_with_article}: "an event", or "events" when several are named).
         "No {asked} in your calendars matches this reference: it names {named_with_article}. Ask for {named}s "
         "instead, or name one of your {asked}s.",
     )

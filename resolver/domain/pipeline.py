@@ -343,8 +343,10 @@ def _closed(run: _Run, items: tuple[Item, ...]) -> Outcome:
         code = WarningCode.CLOSED_ITEM_MATCHED
         shown = [{"item_id": item.item_id, "title": item.title, "status": item.status or "",
                   "collection_id": item.collection_id} for item in items[:CLOSED_SHOWN]]
+    # "it names an event", or "it names events" when several are named ("meeting" asked as a task).
     prompt = code.prompt.format(asked=run.request.kind.value, named=items[0].kind.value,
-                                named_with_article=items[0].kind.with_article)
+                                named_with_article=items[0].kind.with_article if len(items) == 1
+                                else f"{items[0].kind.value}s")
     return run.outcome(status=Status.NEEDS_CLARIFICATION, method=None, reason=Reason.NO_CANDIDATES,
                        prompt=prompt, warnings=run.warnings + (OutcomeWarning.of(code, items=shown),))
 
