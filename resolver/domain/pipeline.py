@@ -301,12 +301,14 @@ def _other_kind_whole(found: Pool, pool: Pool, text: str, run: _Run, *, language
     if not whole:
         return ()
     fewest = min(len(c.left_over) for c in whole)
-    asked = list(pool.candidates)
-    if run.fetched.closed and not any(len(c.left_over) <= fewest for c in asked):
-        asked += build_pool(text, run.fetched.closed, limit=relevance.PREPOOL, language=language,
-                            time_range=time_range, tz=run.tz, bonus_words=bonus_words, memo=run.fetched.memo,
-                            unmatched_by_date=False).candidates
-    if any(len(c.left_over) <= fewest for c in asked):
+
+    def as_good(candidates: Sequence[Any]) -> bool:
+        return any(len(c.left_over) <= fewest for c in candidates)
+
+    # The closed items are matched only when no live one is as good (the rare case this rule names something).
+    if as_good(pool.candidates) or (run.fetched.closed and as_good(build_pool(
+            text, run.fetched.closed, limit=relevance.PREPOOL, language=language, time_range=time_range,
+            tz=run.tz, bonus_words=bonus_words, memo=run.fetched.memo, unmatched_by_date=False).candidates)):
         return ()
     return tuple(c.item for c in whole if len(c.left_over) == fewest)
 
