@@ -57,6 +57,10 @@ TIMED = ("time_expression", "time_form", "sentence")
 # train: rules and features are chosen here; calibrate: a model's probabilities are fitted here;
 # test: read once, for the figures reported.
 SPLITS = ("train", "calibrate", "test")
+# A set written later, blind (holdout/README.md): never among the files above, so no training, tuning or
+# default run reads it; `bench/recall.py --holdout` reads it alone, once per closing measurement.
+HOLDOUT = "holdout"
+HOLDOUT_FILE = DATA / "holdout" / "references.jsonl"
 # Why an `absent` reference names nothing live.
 ABSENT_TYPES = ("unrelated", "similar", "other_kind", "completed")
 # Statuses of an item that is not live: a done task, a called-off event.

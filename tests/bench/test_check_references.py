@@ -113,3 +113,19 @@ def test_the_references_to_nothing_pass_never_test_and_split_by_parity():
     assert "test" not in {r["split"] for r in refs}
     every = retrieval.load_references()
     assert sum(r["category"] == retrieval.ABSENT for r in every) / len(every) >= 0.2
+
+
+@pytest.mark.parametrize("calendar", sorted(retrieval.CALENDARS))
+def test_the_holdout_set_passes_with_each_calendars_clock_and_stays_apart(calendar):
+    """The blind set (holdout/README.md): every reference passes the checker against its own calendar's items
+    and clock, split `holdout` only; its IDs are no other set's, and no file the default runs, the training
+    script or the certificate's cases read holds it (bench/recall.py --holdout reads it alone)."""
+    root = retrieval.CALENDARS[calendar]
+    problems, checked, _ = checker.check([retrieval.HOLDOUT_FILE], retrieval.load_items(root),
+                                         retrieval.load_meta(root), calendar=calendar, splits=(retrieval.HOLDOUT,))
+    assert problems == [] and checked >= 200
+    held = retrieval.load_references(files=[retrieval.HOLDOUT_FILE])
+    assert {r["split"] for r in held} == {retrieval.HOLDOUT}
+    assert retrieval.HOLDOUT_FILE not in retrieval.reference_files()
+    assert not {r["id"] for r in held} & {r["id"] for r in retrieval.load_references()}
+    assert sum(r["category"] == retrieval.ABSENT for r in held) / len(held) >= 0.2
