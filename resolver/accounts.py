@@ -25,7 +25,7 @@ import dataclasses
 import hashlib
 import threading
 from dataclasses import dataclass
-from datetime import tzinfo
+from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING, Any, Iterable, Protocol, Sequence
 from urllib.parse import urlsplit
 
@@ -224,7 +224,17 @@ class AccountsCalendar:
         return found
 
     def fetch(self, *, kind: Kind, collection_ids: Sequence[str] | None, time_zone: tzinfo) -> FetchResult:
-        from resolver.domain.ports import FetchResult
+        return self._fetch(kind=kind, collection_ids=collection_ids, time_zone=time_zone, since=None)
+
+    def fetch_since(self, *, kind: Kind, collection_ids: Sequence[str] | None, time_zone: tzinfo,
+                    since: datetime) -> FetchResult:
+        """`fetch` for the same request's second read: each account's source answers it as it can
+        (resolver.domain.ports.fetch_again)."""
+        return self._fetch(kind=kind, collection_ids=collection_ids, time_zone=time_zone, since=since)
+
+    def _fetch(self, *, kind: Kind, collection_ids: Sequence[str] | None, time_zone: tzinfo,
+               since: datetime | None) -> FetchResult:
+        from resolver.domain.ports import FetchResult, fetch_again
 
         wanted: dict[str, list[str] | None]
         if collection_ids:
@@ -251,7 +261,8 @@ class AccountsCalendar:
         memo = None
         for slug, own_ids in wanted.items():
             try:
-                result = self._sources[slug].fetch(kind=kind, collection_ids=own_ids, time_zone=time_zone)
+                result = fetch_again(self._sources[slug], kind=kind, collection_ids=own_ids, time_zone=time_zone,
+                                     since=since)
             except CollectionNotFound as err:
                 ids = err.details.get("collection_ids") or own_ids or []
                 raise CollectionNotFound(details={"collection_ids": [f"{slug}{SEPARATOR}{c}" for c in ids]}) from None

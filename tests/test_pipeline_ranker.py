@@ -400,6 +400,30 @@ def test_other_kind__a_server_failing_on_the_other_kind_costs_only_that(model):
     assert outcome.reason is not None  # a clarification, never an error
 
 
+class Answering(Counting):
+    """A source with the optional `fetch_since` (resolver/calendars/backend.py): it records what it was asked."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.since: list[tuple[Kind, object]] = []
+
+    def fetch_since(self, *, kind, collection_ids, time_zone, since):
+        self.since.append((kind, since))
+        return super().fetch(kind=kind, collection_ids=collection_ids, time_zone=time_zone)
+
+
+def test_other_kind__a_source_that_can_is_asked_for_it_since_the_first_read(model):
+    """The other kind's read goes to `fetch_since` where the source has one, with the first read's read_at:
+    what that read showed may answer it (reader._carry); a source without one is read with `fetch` (above)."""
+    calendar = Answering(items=list(SHOPPING) + list(EVENTS))
+    outcome = resolve(request=parse_request(text="team standup", kind="task"), calendar=calendar, judge=Judge(),
+                      policy=NoThresholds(), request_id="req_k", ranker=model)
+    ((kind, since),) = calendar.since
+    assert kind is Kind.EVENT and calendar.reads == [Kind.TASK, Kind.EVENT]
+    assert since is not None and since == outcome.read_at  # the tasks' read, this request's
+    assert other_kind_warning(outcome)["items"][0]["title"] == "Team standup"
+
+
 class SlowOtherKind(Counting):
     """The other kind's read waits on the server until its deadline passes, as a reader's socket would."""
 

@@ -133,6 +133,38 @@ def test_resolve__kind_mismatch(live):
     assert resolve("Draft portfolio outline", kind="event").status is Status.NEEDS_CLARIFICATION
 
 
+class SecondReads:
+    """The configured calendar, its second reads in a request (`fetch_since`) recorded."""
+
+    def __init__(self, inner) -> None:
+        self.inner, self.again = inner, []
+
+    def collections(self):
+        return self.inner.collections()
+
+    def fetch(self, **kwargs):
+        return self.inner.fetch(**kwargs)
+
+    def fetch_since(self, **kwargs):
+        result = self.inner.fetch_since(**kwargs)
+        self.again.append(result)
+        return result
+
+
+def test_resolve__warm_the_other_kind_is_named_from_the_first_reads_answer(live):
+    """An event's title asked as a task reads the events too (other_kind_matched). Once both kinds were read
+    at one sync token, the tasks' sync shows the events' changes as well (reader._carry): the events' read in
+    the same request sends nothing (how changes are carried: tests/calendars/test_reader.py)."""
+    calendar = SecondReads(services.calendar_for(None))
+    for _ in range(2):
+        outcome = resolve_outcome(text="Design review", kind="task", calendar=calendar)
+        assert outcome.reason is Reason.NO_CANDIDATES
+        assert [w.details["items"][0]["title"] for w in outcome.warnings if w.code == "other_kind_matched"] \
+            == ["Design review"]
+    assert calendar.again[-1].requests == 0
+    assert calendar.again[-1].read_at == outcome.read_at
+
+
 def test_resolve__partial_reference_clarifies_with_ranked_candidates(live):
     outcome = resolve("portfolio")
     assert outcome.status is Status.NEEDS_CLARIFICATION

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import inspect
 import typing
-from datetime import tzinfo
+from datetime import datetime, tzinfo
 from typing import Any, Protocol, Sequence
 
 from resolver.domain.items import Collection, Kind
@@ -25,6 +25,8 @@ REQUIRED = ("collections", "fetch")
 OPTIONAL = {
     "says_calendar_access": "connecting a per-user account that lists no calendar: without it, "
                             "the account is refused as not CalDAV",
+    "fetch_since": "reading the other kind in the request that read one (other_kind_matched): without it, "
+                   "`fetch` reads it again",
 }
 
 
@@ -44,6 +46,12 @@ class CalendarBackend(Protocol):
 
     def says_calendar_access(self) -> bool:
         """Optional: whether the account's URL says it serves calendars (OPTIONS, RFC 4791 5.1)."""
+        ...
+
+    def fetch_since(self, *, kind: Kind, collection_ids: Sequence[str] | None, time_zone: tzinfo,
+                    since: datetime) -> FetchResult:
+        """Optional: `fetch`, where what a read made at or after `since` showed is fresh enough (the same
+        request's read of the other kind: resolver.domain.ports.fetch_again)."""
         ...
 
 

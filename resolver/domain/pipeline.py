@@ -24,7 +24,7 @@ from resolver.domain.errors import CalendarUnavailable, CollectionNotFound
 from resolver.domain.items import Item, Kind, Method, Occurrence, normalise
 from resolver.domain.matching import Pool, build_pool, exact_matches
 from resolver.domain.times import TimeRange, in_range, occurrence_for, occurrences_in
-from resolver.domain.ports import CalendarSource, FetchResult, Judge, ThresholdPolicy
+from resolver.domain.ports import CalendarSource, FetchResult, Judge, ThresholdPolicy, fetch_again
 from resolver.domain.requests import ResolveRequest
 from resolver.domain import relevance
 from resolver.domain.semantic import widen
@@ -206,8 +206,10 @@ def _other_kind(run: _Run, calendar: CalendarSource) -> FetchResult | None:
     budget = deadline.starting(left / 2) if left is not None else contextlib.nullcontext()
     try:
         with budget:
-            return calendar.fetch(kind=run.request.kind.other, collection_ids=run.fetched.collections_searched or None,
-                                  time_zone=run.request.time_zone)
+            # What the first read showed of the other kind answers where the source can tell (fetch_again).
+            return fetch_again(calendar, kind=run.request.kind.other,
+                               collection_ids=run.fetched.collections_searched or None,
+                               time_zone=run.request.time_zone, since=run.fetched.read_at)
     except (CalendarUnavailable, CollectionNotFound):
         return None
     finally:

@@ -70,6 +70,17 @@ class CalendarSource(Protocol):
         ...
 
 
+def fetch_again(calendar: CalendarSource, *, kind: Kind, collection_ids: Sequence[str] | None, time_zone: tzinfo,
+                since: datetime | None) -> FetchResult:
+    """A second read in one request (the other kind), where a read made at or after `since` (the first read's
+    `read_at`) is fresh enough: the source's optional `fetch_since` may answer it from what that read showed,
+    with no round trip (resolver/calendars/backend.py); a source without one, or no `since`, is read again."""
+    again = getattr(calendar, "fetch_since", None)
+    if since is None or not callable(again):
+        return calendar.fetch(kind=kind, collection_ids=collection_ids, time_zone=time_zone)
+    return again(kind=kind, collection_ids=collection_ids, time_zone=time_zone, since=since)
+
+
 @runtime_checkable
 class Judge(Protocol):
     """A judge backend: everything the app asks of one, and nothing else.

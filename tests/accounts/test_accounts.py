@@ -59,6 +59,31 @@ def test_accounts_calendar__ids_do_not_move_when_an_account_is_added():
     assert alone.items[0].collection_id == both.items[0].collection_id == "home/work"
 
 
+class Since(MemoryCalendar):
+    """A source with the optional `fetch_since`: it records the instants it was given."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.given = []
+
+    def fetch_since(self, *, kind, collection_ids, time_zone, since):
+        self.given.append(since)
+        return self.fetch(kind=kind, collection_ids=collection_ids, time_zone=time_zone)
+
+
+def test_accounts_calendar__a_second_read_goes_to_each_account_as_it_can_take_it():
+    """fetch_since: an account whose source has one is given the instant; one without is read with fetch. Every
+    ID is namespaced as in `fetch`, and a first read (`fetch`) gives no account an instant."""
+    can, cannot = Since([_task("r", "Report")]), MemoryCalendar([_task("w", "Weekly")])
+    calendar = accounts.AccountsCalendar([("home", can), ("work", cannot)])
+    first = calendar.fetch(kind=Kind.TASK, collection_ids=None, time_zone=UTC)
+    assert can.given == []
+    again = calendar.fetch_since(kind=Kind.TASK, collection_ids=None, time_zone=UTC, since=first.read_at)
+    assert can.given == [first.read_at]
+    assert [i.item_id for i in again.items] == [i.item_id for i in first.items]
+    assert again.collections_searched == ("home/work", "work/work")
+
+
 @pytest.mark.parametrize("wanted", [["work"], ["nope/work"], ["home/"], ["home/nope"]])
 def test_accounts_calendar__unknown_collection_is_named_as_given(wanted):
     calendar = accounts.AccountsCalendar([("home", MemoryCalendar([_task("r", "R")]))])

@@ -7,6 +7,7 @@ without waiting.
 from __future__ import annotations
 
 import logging
+from datetime import timezone
 from typing import Iterator
 
 import pytest
@@ -14,7 +15,7 @@ import pytest
 from resolver.calendars.caldav import CalDAVCalendar, ReaderRegistry
 from resolver.domain import deadline
 from resolver.domain.items import Kind
-from tests.support.scripted_dav import PASSWORD, USER, ScriptedDAV, vtodo
+from tests.support.scripted_dav import PASSWORD, USER, ScriptedDAV, vevent, vtodo
 
 TITLES = {"a.ics": "Water the plants", "b.ics": "Book the dentist", "c.ics": "Renew library card"}
 
@@ -178,3 +179,22 @@ def test_ctag__not_yet_a_witness_it_is_asked_now_and_then_only(counter: Scripted
     assert len(asked) == 2
     state = registry.get(cal.account).states.items()[0][1]
     assert state.ctag is not None  # kept across the reads that did not ask it (nothing changed)
+
+
+def test_ctag__a_witness_for_one_kind_confirms_the_other_kind_it_was_carried_with(counter: ScriptedDAV) -> None:
+    """The ctag stands for the whole collection: where it witnesses the events' state too (carried along with
+    every task sync, reader._carry), the same request's read of the events sends nothing."""
+    counter.put("e.ics", vevent("uid-e", "Design review"))
+    client = Client(counter)
+    client.cal = CalDAVCalendar(url=counter.url, username=USER, password=PASSWORD, timeout=5.0,
+                                registry=client.registry, horizon_days=365 * 80)
+    deadline.bounded_by_default(lambda: client.cal.fetch(kind=Kind.EVENT, collection_ids=None))()
+    client.trusted_warm()
+    before = len(counter.seen)
+    tasks = deadline.bounded_by_default(lambda: client.cal.fetch(kind=Kind.TASK, collection_ids=None))()
+    assert len(counter.reports("sync-collection")) and not [r for r in counter.seen[before:] if r.report]
+    sent = len(counter.seen)
+    events = deadline.bounded_by_default(lambda: client.cal.fetch_since(
+        kind=Kind.EVENT, collection_ids=None, time_zone=timezone.utc, since=tasks.read_at))()
+    assert {i.title for i in events.items} == {"Design review"} and events.requests == 0
+    assert len(counter.seen) == sent

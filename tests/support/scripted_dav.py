@@ -62,6 +62,13 @@ def vtodo(uid: str, title: str) -> str:
             f"UID:{uid}\r\nDTSTAMP:20260101T000000Z\r\nSUMMARY:{title}\r\nEND:VTODO\r\nEND:VCALENDAR\r\n")
 
 
+def vevent(uid: str, title: str) -> str:
+    """An event far in the future, inside any horizon long enough to reach it (`horizon_days`)."""
+    return ("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//lifeproject//scripted dav//EN\r\nBEGIN:VEVENT\r\n"
+            f"UID:{uid}\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:20990105T090000Z\r\nDTEND:20990105T100000Z\r\n"
+            f"SUMMARY:{title}\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n")
+
+
 @dataclass
 class Stored:
     etag: str

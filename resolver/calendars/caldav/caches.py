@@ -27,6 +27,7 @@ import re
 import threading
 import time
 from dataclasses import dataclass, field
+from datetime import datetime
 from types import MappingProxyType
 from typing import Any, Hashable, Mapping
 
@@ -195,12 +196,15 @@ class SyncState:
     # The read that made this state found a change: the next one goes straight
     # to the sync (a ctag would only be paid for, ctags.py).
     moved: bool = False
+    # When a read last showed these members to be the server's: the `read_at` of the read of either kind
+    # that made or carried this state (reader.CalDAVReader._carry). None: not known.
+    confirmed: datetime | None = None
 
     @classmethod
     def of(cls, token: str | None, members: dict[str, str], stamps: dict[str, str] | None = None,
-           **ctag: Any) -> SyncState:
+           **fields: Any) -> SyncState:
         return cls(token=token, members=MappingProxyType(dict(members)),
-                   stamps=MappingProxyType(dict(stamps or {})), **ctag)
+                   stamps=MappingProxyType(dict(stamps or {})), **fields)
 
 
 class SyncStates:

@@ -87,6 +87,14 @@ class CalDAVCalendar:
         return self.reader().fetch(kind=kind, collection_ids=collection_ids, now=self.now(), tz=time_zone,
                                    options=self.options)
 
+    def fetch_since(self, *, kind: Kind, collection_ids: Sequence[str] | None, time_zone: tzinfo,
+                    since: datetime) -> FetchResult:
+        """`fetch`, where a read made at or after `since` is fresh enough: the same request's read of the other
+        kind, which the reader answers with no round trip when its read of the first kind showed that kind's
+        members too (reader.CalDAVReader._carry); else a read like `fetch`'s."""
+        return self.reader().fetch(kind=kind, collection_ids=collection_ids, now=self.now(), tz=time_zone,
+                                   options=self.options, fresh_since=since)
+
 
 def _settings() -> Any:
     from resolver.conf import resolver_settings

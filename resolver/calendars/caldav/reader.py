@@ -24,6 +24,13 @@ server's profile (profiles.py), which is learnt from what the server answers:
   its listing plus a multiget for the new ETags (listing then multiget);
 - with the memo off, every request is a full read (full.py).
 
+A sync from a token lists the changes of both kinds, and the reader downloads
+each changed member to learn its kind: where the other kind's state was read
+at the same token, it takes the same changes (`_carry`), and an unchanged
+ctag that witnesses both kinds confirms both. The same request's read of the
+other kind (`fetch`'s `fresh_since`, the first read's `read_at`) is then
+answered from that state with no round trip; anywhere else it reads as above.
+
 Concurrent fetches of the same collections share one read (flight.py): the
 server's side runs once on a read thread (`_shared_read`), and each request
 builds its own window's items from it in its own thread.
@@ -34,15 +41,17 @@ from __future__ import annotations
 
 import logging
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone, tzinfo
 from typing import Mapping, Sequence
 
 from resolver.domain.ports import FetchResult, SkippedResource
 from resolver.calendars.caldav import discovery, etags, full, hrefs, sync
 from resolver.calendars.caldav.account import CalDAVAccount
-from resolver.calendars.caldav.caches import Budget, FilterMemory, ParseMemo, SyncState, SyncStates, Tombstones
-from resolver.calendars.caldav.building import Building
+from resolver.calendars.caldav.caches import (
+    Budget, FilterMemory, ParseMemo, SyncState, SyncStates, Tombstones, Unreadable,
+)
+from resolver.calendars.caldav.building import Building, holds
 from resolver.calendars.caldav.ctags import Ctags
 from resolver.calendars.caldav.flight import Flights, ReadPool
 from resolver.calendars.caldav.http import DAVClient, Transport
@@ -50,7 +59,7 @@ from resolver.calendars.caldav.members import Resource
 from resolver.calendars.caldav.options import ReadOptions
 from resolver.calendars.caldav import profiles
 from resolver.calendars.caldav.profiles import Profile, ServerFacts, first_read
-from resolver.calendars.caldav.strategies import Context, multiget
+from resolver.calendars.caldav.strategies import Context, Pass, multiget
 from resolver.calendars.ical import Limits, Window
 from resolver.domain.errors import CollectionNotFound
 from resolver.domain.items import Collection, Item, Kind
@@ -103,6 +112,8 @@ class CalDAVReader:
         # Concurrent fetches of the same collections share one read (flight.py).
         self.flights = Flights(pool)
         self._home: str | None = None
+        # The calendars the last incremental read listed, and its read_at (`_from_states`).
+        self._listing: tuple[datetime, Mapping[str, Collection]] | None = None
         self._limits: Limits | None = None
         self._lock = threading.Lock()
 
@@ -122,6 +133,7 @@ class CalDAVReader:
         self.aliases.clear()
         self.ctags.forget()
         self._home = None
+        self._listing = None
         self.client.close()
 
     # -- discovery -----------------------------------------------------------
@@ -152,7 +164,7 @@ class CalDAVReader:
     # -- reading -------------------------------------------------------------
 
     def fetch(self, *, kind: Kind, collection_ids: Sequence[str] | None, now: datetime,
-              tz: tzinfo | None, options: ReadOptions) -> FetchResult:
+              tz: tzinfo | None, options: ReadOptions, fresh_since: datetime | None = None) -> FetchResult:
         """The live items of `kind`, read after this call began; concurrent calls share the read (flight.py).
 
         With the memo on, the server is read once for every request that
@@ -160,12 +172,21 @@ class CalDAVReader:
         (`_shared_read`); each request then builds its own window's items from
         that read, in its own thread. With the memo off, each request reads
         for itself (its window is in the server's filter).
+
+        `fresh_since`: a read made at or after this instant is fresh enough (the same request's read of the
+        other kind). With the memo on, states a read of either kind confirmed since then answer with no round
+        trip (`_from_states`); otherwise the server is read as without it.
         """
         incremental = options.incremental and self.facts.enabled
         if not incremental:
             return self._fetch_full(kind=kind, collection_ids=collection_ids, now=now, tz=tz, options=options)
         self._limits_are(options.limits)
         wanted_ids = tuple(dict.fromkeys(collection_ids)) if collection_ids else None
+        if fresh_since is not None:
+            answered = self._from_states(kind=kind, collection_ids=wanted_ids, since=fresh_since, now=now, tz=tz,
+                                         options=options)
+            if answered is not None:
+                return answered
         def read() -> _Read:
             return self._shared_read(kind=kind, collection_ids=wanted_ids, options=options)
 
@@ -198,6 +219,7 @@ class CalDAVReader:
         read_at = datetime.now(timezone.utc)
         transport = self.transport(options)
         by_id = {c.collection_id: c for c in self.collections(transport)}
+        self._listing = (read_at, by_id)
         wanted = collection_ids or tuple(sorted(by_id))
         unknown = [cid for cid in wanted if cid not in by_id]
         if unknown:
@@ -208,7 +230,7 @@ class CalDAVReader:
         resources = {}
         for cid in wanted:
             resources[cid] = tuple(self._read_incremental(transport, by_id[cid].url_path, kind=kind, window=window,
-                                                          options=options, skipped=skipped))
+                                                          options=options, skipped=skipped, read_at=read_at))
         return _Read(read_at=read_at, by_id=by_id, wanted=tuple(wanted), resources=resources,
                      skipped=tuple(skipped), trips=transport.trips)
 
@@ -261,7 +283,8 @@ class CalDAVReader:
             self._limits = limits
 
     def _read_incremental(self, transport: Transport, path: str, *, kind: Kind, window: Window,
-                          options: ReadOptions, skipped: list[SkippedResource]) -> list[Resource]:
+                          options: ReadOptions, skipped: list[SkippedResource],
+                          read_at: datetime | None = None) -> list[Resource]:
         """The collection's resources of `kind` as the server holds them now; data only where new or doubted.
 
         An unchanged ctag answers from the memo (ctags.py); else the server's
@@ -273,6 +296,7 @@ class CalDAVReader:
         ctx = Context(transport=transport, path=path, kind=kind, window=window, options=options, skipped=skipped,
                       keeper=self)
         read, ctag, served = self.ctags.unchanged(transport, path, state, options)
+        by_ctag = read is not None
         if read is None and state is not None:
             read = self.profile.later(state).read(ctx, state)
         if read is None:
@@ -290,10 +314,91 @@ class CalDAVReader:
         if read.keep:
             kept = {r.href: read.stamps[r.href] for r in resources if r.href in read.stamps}
             self.states.put(key, SyncState.of(read.token, {r.href: r.etag for r in resources if r.etag}, kept,
-                                              moved=read.moved, **self.ctags.fields(state, ctag, served, read)))
+                                              moved=read.moved, confirmed=read_at,
+                                              **self.ctags.fields(state, ctag, served, read)))
+            if read_at is not None:
+                self._carry(ctx, read, by_ctag=by_ctag, ctag=ctag, served=served, read_at=read_at)
         else:
             self.states.drop(key)
         return resources + read.odd
+
+    def _carry(self, ctx: Context, read: Pass, *, by_ctag: bool, ctag: str | None, served: str | None,
+               read_at: datetime) -> None:
+        """What this read of one kind shows of the other kind's members in the same collection (module docstring).
+
+        An unchanged ctag that witnesses the other kind's state too confirms it. A sync from the very token
+        the other kind's state was read at lists that kind's changes as well, and every member it lists as
+        changed was downloaded (`multiget.download`): the state takes them, each by the kind its data holds.
+        Anything else leaves that state as it was (a resource the server would have to sort, a sync from
+        another token, a first read), and the other kind's next read asks the server.
+        """
+        key = (ctx.path, ctx.kind.other.value)
+        other = self.states.get(key)
+        if other is None:
+            return
+        if by_ctag:
+            if ctag is not None and other.ctag == ctag and self.ctags.witness(other):
+                self.states.put(key, replace(other, confirmed=read_at))
+            return
+        if read.since is None or other.token is None or other.token != read.since:
+            return
+        members = dict(other.members)
+        for href in read.deleted:
+            members.pop(href, None)
+        for href in read.unsorted:
+            etag = read.members.get(href)
+            if etag is None:
+                members.pop(href, None)  # listed as changed, then not found
+                continue
+            known = read.known.get(href) if href not in read.fetched else None
+            facts = known.facts if known is not None else self.building.facts_of(
+                href, etag, read.fetched.get(href), ctx.options.limits)
+            if isinstance(facts, Unreadable) and not facts.components:
+                return  # no data to tell its kind by: only the server's filter would (multiget.of_kind)
+            if holds(facts, ctx.kind.other):
+                members[href] = etag
+            else:
+                members.pop(href, None)
+        self.states.put(key, SyncState.of(read.token, members, moved=read.moved, confirmed=read_at,
+                                          **self.ctags.fields(other, ctag, served, read)))
+
+    def _from_states(self, *, kind: Kind, collection_ids: tuple[str, ...] | None, since: datetime, now: datetime,
+                     tz: tzinfo | None, options: ReadOptions) -> FetchResult | None:
+        """The live items of `kind` from states a read confirmed at or after `since`, with no round trip; None
+        when the last listing, a wanted collection's state or a member's facts are older or not remembered."""
+        listing = self._listing
+        if listing is None or listing[0] < since:
+            return None
+        listed_at, by_id = listing
+        wanted = collection_ids or tuple(sorted(by_id))
+        if any(cid not in by_id for cid in wanted):
+            return None  # the server's listing says so (CollectionNotFound), in the read
+        window = Window(start=now, end=now + timedelta(days=options.horizon_days))
+        found: list[tuple[Collection, list[Resource]]] = []
+        confirmed = [listed_at]
+        for cid in wanted:
+            state = self.states.get((by_id[cid].url_path, kind.value))
+            if state is None or state.confirmed is None or state.confirmed < since:
+                return None
+            resources = []
+            for href, etag in state.members.items():
+                parsed = self.facts.get((href, etag))
+                if parsed is None:
+                    return None
+                resources.append(Resource(href, etag, None, parsed.facts))
+            found.append((by_id[cid], resources))
+            confirmed.append(state.confirmed)
+        items: list[Item] = []
+        closed: list[Item] = []
+        skipped: list[SkippedResource] = []
+        for collection, resources in found:
+            got, bad = self.building.items(resources, collection, kind=kind, window=window, tz=tz,
+                                           limits=options.limits, closed=closed)
+            items.extend(got)
+            skipped.extend(bad)
+        return FetchResult(items=tuple(items), closed=tuple(closed), skipped=tuple(skipped), requests=0,
+                           collections_searched=wanted, read_at=min(confirmed), server_filter_skipped=(),
+                           memo=self.matching)
 
     @property
     def profile(self) -> Profile:

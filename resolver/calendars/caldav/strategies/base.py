@@ -40,6 +40,10 @@ class Pass:
     # and of which kinds: "update" (a new or changed member), "delete".
     moved: bool = False
     changes: set[str] = field(default_factory=set)
+    # A sync from a remembered token: that token, and the hrefs the report deleted (the other kind's state,
+    # read from the same token, can take the same changes: reader.CalDAVReader._carry). None: no such sync.
+    since: str | None = None
+    deleted: list[str] = field(default_factory=list)
 
     def changed(self, how: str) -> None:
         self.moved = True

@@ -29,7 +29,7 @@ class SyncThenMultiget:  # stateless: one shared instance per process (profiles.
 
 def over(ctx: Context, state: SyncState, delta: sync.Changes) -> Pass:
     """A sync report's changes over the remembered members."""
-    read = Pass(members=dict(state.members), token=delta.token)
+    read = Pass(members=dict(state.members), token=delta.token, since=state.token, deleted=list(delta.deleted))
     for href in delta.deleted:
         gone = read.members.pop(href, None)
         if gone is not None:
