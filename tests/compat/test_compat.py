@@ -3,7 +3,8 @@
 For each server and read mode (sync, sync off, memo off): a fresh
 collection is seeded (seed.py), every reference is resolved cold and warm,
 then an edit, an add, a delete and a DELETE + PUT on the same href are made
-and every reference is resolved again warm (the same process: where a reused
+(to tasks: events asked by those tasks' titles read first, so that the
+events' sync is what shows the tasks' changes) and every reference is resolved again warm (the same process: where a reused
 ETag or a bad href did harm) and cold. Each answer must be the expected one
 (not merely equal across servers); a resolved item's href must GET that item
 from the server and its ETag must be the one the server lists; a
@@ -115,6 +116,8 @@ def test_compat__same_answers_cold_warm_and_after_every_kind_of_change(peer: Pee
     found = problems(peer, collection, cal, seed.BEFORE, None, "cold")
     found += problems(peer, collection, cal, seed.BEFORE, None, "warm")
     change(peer, collection)
+    # Events first: their sync lists the tasks' changes, which the tasks' state must take (reader._carry).
+    found += problems(peer, collection, cal, seed.EVENTS_FIRST, seed.TITLES_AFTER, "warm after changes, events first")
     found += problems(peer, collection, cal, seed.AFTER, seed.TITLES_AFTER, "warm after changes")
     found += problems(peer, collection, calendar(peer, ReaderRegistry(), mode), seed.AFTER, seed.TITLES_AFTER,
                       "cold after changes")
