@@ -78,7 +78,7 @@ def test_reader__a_failure_at_the_remembered_home_forgets_it_for_the_next_reques
     assert paths == [COLLECTION] and sent == [("PROPFIND", HOME, "0"), ("PROPFIND", HOME, "1")]
 
 
-# -- the other kind, from the same request's read (reader._carry, _from_states) ---------------------------
+# -- the other kind, from the same request's read (reader._carry, _remembered) ---------------------------
 
 
 @pytest.fixture

@@ -48,9 +48,7 @@ from typing import Mapping, Sequence
 from resolver.domain.ports import FetchResult, SkippedResource
 from resolver.calendars.caldav import discovery, etags, full, hrefs, sync
 from resolver.calendars.caldav.account import CalDAVAccount
-from resolver.calendars.caldav.caches import (
-    Budget, FilterMemory, ParseMemo, SyncState, SyncStates, Tombstones, Unreadable,
-)
+from resolver.calendars.caldav.caches import Budget, FilterMemory, ParseMemo, SyncState, SyncStates, Tombstones
 from resolver.calendars.caldav.building import Building, holds
 from resolver.calendars.caldav.ctags import Ctags
 from resolver.calendars.caldav.flight import Flights, ReadPool
@@ -112,7 +110,7 @@ class CalDAVReader:
         # Concurrent fetches of the same collections share one read (flight.py).
         self.flights = Flights(pool)
         self._home: str | None = None
-        # The calendars the last incremental read listed, and its read_at (`_from_states`).
+        # The calendars the last incremental read listed, and its read_at (`_remembered`).
         self._listing: tuple[datetime, Mapping[str, Collection]] | None = None
         self._limits: Limits | None = None
         self._lock = threading.Lock()
@@ -175,23 +173,21 @@ class CalDAVReader:
 
         `fresh_since`: a read made at or after this instant is fresh enough (the same request's read of the
         other kind). With the memo on, states a read of either kind confirmed since then answer with no round
-        trip (`_from_states`); otherwise the server is read as without it.
+        trip (`_remembered`); otherwise the server is read as without it.
         """
         incremental = options.incremental and self.facts.enabled
         if not incremental:
             return self._fetch_full(kind=kind, collection_ids=collection_ids, now=now, tz=tz, options=options)
         self._limits_are(options.limits)
         wanted_ids = tuple(dict.fromkeys(collection_ids)) if collection_ids else None
-        if fresh_since is not None:
-            answered = self._from_states(kind=kind, collection_ids=wanted_ids, since=fresh_since, now=now, tz=tz,
-                                         options=options)
-            if answered is not None:
-                return answered
         def read() -> _Read:
             return self._shared_read(kind=kind, collection_ids=wanted_ids, options=options)
 
-        shared = self.flights.join((kind.value, wanted_ids, options), read, where=repr(self)) \
-            if options.shared_reads else read()
+        shared = self._remembered(kind=kind, collection_ids=wanted_ids, since=fresh_since) \
+            if fresh_since is not None else None
+        if shared is None:
+            shared = self.flights.join((kind.value, wanted_ids, options), read, where=repr(self)) \
+                if options.shared_reads else read()
         window = Window(start=now, end=now + timedelta(days=options.horizon_days))
         items: list[Item] = []
         closed: list[Item] = []
@@ -350,11 +346,9 @@ class CalDAVReader:
             if etag is None:
                 members.pop(href, None)  # listed as changed, then not found
                 continue
-            known = read.known.get(href) if href not in read.fetched else None
-            facts = known.facts if known is not None else self.building.facts_of(
-                href, etag, read.fetched.get(href), ctx.options.limits)
-            if isinstance(facts, Unreadable) and not facts.components:
-                return  # no data to tell its kind by: only the server's filter would (multiget.of_kind)
+            facts = multiget.facts_of(ctx, read, self.building, href, etag)
+            if multiget.unsortable(facts):
+                return  # only the server's filter would tell its kind (multiget.of_kind)
             if holds(facts, ctx.kind.other):
                 members[href] = etag
             else:
@@ -362,10 +356,10 @@ class CalDAVReader:
         self.states.put(key, SyncState.of(read.token, members, moved=read.moved, confirmed=read_at,
                                           **self.ctags.fields(other, ctag, served, read)))
 
-    def _from_states(self, *, kind: Kind, collection_ids: tuple[str, ...] | None, since: datetime, now: datetime,
-                     tz: tzinfo | None, options: ReadOptions) -> FetchResult | None:
-        """The live items of `kind` from states a read confirmed at or after `since`, with no round trip; None
-        when the last listing, a wanted collection's state or a member's facts are older or not remembered."""
+    def _remembered(self, *, kind: Kind, collection_ids: tuple[str, ...] | None, since: datetime) -> _Read | None:
+        """What a read of the server would give, from states a read of either kind confirmed at or after `since`
+        (no round trip); None when the last listing, a wanted collection's state or a member's facts are older
+        or not remembered."""
         listing = self._listing
         if listing is None or listing[0] < since:
             return None
@@ -373,32 +367,22 @@ class CalDAVReader:
         wanted = collection_ids or tuple(sorted(by_id))
         if any(cid not in by_id for cid in wanted):
             return None  # the server's listing says so (CollectionNotFound), in the read
-        window = Window(start=now, end=now + timedelta(days=options.horizon_days))
-        found: list[tuple[Collection, list[Resource]]] = []
+        resources: dict[str, tuple[Resource, ...]] = {}
         confirmed = [listed_at]
         for cid in wanted:
             state = self.states.get((by_id[cid].url_path, kind.value))
             if state is None or state.confirmed is None or state.confirmed < since:
                 return None
-            resources = []
+            found = []
             for href, etag in state.members.items():
                 parsed = self.facts.get((href, etag))
                 if parsed is None:
                     return None
-                resources.append(Resource(href, etag, None, parsed.facts))
-            found.append((by_id[cid], resources))
+                found.append(Resource(href, etag, None, parsed.facts))
+            resources[cid] = tuple(found)
             confirmed.append(state.confirmed)
-        items: list[Item] = []
-        closed: list[Item] = []
-        skipped: list[SkippedResource] = []
-        for collection, resources in found:
-            got, bad = self.building.items(resources, collection, kind=kind, window=window, tz=tz,
-                                           limits=options.limits, closed=closed)
-            items.extend(got)
-            skipped.extend(bad)
-        return FetchResult(items=tuple(items), closed=tuple(closed), skipped=tuple(skipped), requests=0,
-                           collections_searched=wanted, read_at=min(confirmed), server_filter_skipped=(),
-                           memo=self.matching)
+        return _Read(read_at=min(confirmed), by_id=by_id, wanted=tuple(wanted), resources=resources, skipped=(),
+                     trips=0)
 
     @property
     def profile(self) -> Profile:

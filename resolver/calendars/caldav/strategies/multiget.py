@@ -7,6 +7,8 @@ gives the members holding the request's kind, each with its facts.
 """
 from __future__ import annotations
 
+from typing import Any
+
 from resolver.calendars.caldav import etags
 from resolver.calendars.caldav.building import Building, check_deadline, holds
 from resolver.calendars.caldav.caches import ParseMemo, Unreadable
@@ -37,6 +39,18 @@ def download(ctx: Context, read: Pass, facts: ParseMemo) -> None:
         read.fetched[href] = data
 
 
+def facts_of(ctx: Context, read: Pass, building: Building, href: str, etag: str) -> Any:
+    """A listed member's facts: the memo's entry the download found, else parsed from what it downloaded."""
+    known = read.known.get(href) if href not in read.fetched else None
+    return known.facts if known is not None else building.facts_of(href, etag, read.fetched.get(href),
+                                                                    ctx.options.limits)
+
+
+def unsortable(facts: Any) -> bool:
+    """No data to tell the member's kind by, or none we can read: only the server's filter says which it holds."""
+    return isinstance(facts, Unreadable) and not facts.components
+
+
 def of_kind(ctx: Context, read: Pass, building: Building) -> list[Resource]:
     """The members holding the kind, with their facts."""
     resources = []
@@ -44,13 +58,11 @@ def of_kind(ctx: Context, read: Pass, building: Building) -> list[Resource]:
     for n, (href, etag) in enumerate(read.members.items()):
         if n % 64 == 0:
             check_deadline(ctx.path)
-        known = read.known.get(href) if href not in read.fetched else None
-        facts = known.facts if known is not None else building.facts_of(href, etag, read.fetched.get(href),
-                                                                         ctx.options.limits)
+        facts = facts_of(ctx, read, building, href, etag)
         resource = Resource(href, etag, read.fetched.get(href), facts)
         if href in read.unsorted:
             # Listed without the server filtering on the kind: it may hold the other kind only.
-            if isinstance(facts, Unreadable) and not facts.components:
+            if unsortable(facts):
                 doubtful.append(resource)  # no data, or none we can read: the server decides
                 continue
             if not holds(facts, ctx.kind):
