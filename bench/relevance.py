@@ -29,6 +29,7 @@ trained: with the semantic signal's features ("signal") and words alone
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import json
 import os
@@ -45,6 +46,9 @@ import numpy as np  # noqa: E402
 from bench import retrieval  # noqa: E402
 
 MODEL_NAME = "relevance-cl-1"
+# Features the candidates' utilities do not read: P(none) reads them of the most probable candidate
+# ("top_cohyponym"). As utilities they moved items meant below the floor on the calibration half (seventh round).
+POOL_ONLY = frozenset({"cohyponym", "related_word"})
 
 
 @dataclass
@@ -88,6 +92,21 @@ class Recorder:
 
     def retrieval(self, encoder_name: str | None) -> str:
         return "recorder"
+
+    @property
+    def taxonomy(self) -> Any:
+        return taxonomy()
+
+
+TAXONOMY: Path | None = None  # --taxonomy; None: the shipped table
+
+
+@functools.cache
+def taxonomy() -> Any:
+    """The word taxonomy bench/taxonomy.py wrote (resolver/data/relevance/, or --taxonomy), read once."""
+    from resolver.domain.taxonomy import DEFAULT_TABLE, Taxonomy
+
+    return Taxonomy.load(TAXONOMY or DEFAULT_TABLE)
 
 
 def _wrap(item: Any) -> Any:
@@ -241,16 +260,19 @@ def temperature(x, sizes, target, w) -> float:
     return float(grid[int(np.argmin([softmax_nll(x, sizes, target, w, t) for t in grid]))])
 
 
-def pool_rows(examples: list[Example], columns: list[int], w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each example's POOL_FEATURES (as the runtime computes them) and whether none of its candidates is meant."""
+def pool_rows(examples: list[Example], columns: list[int], w: np.ndarray,
+              names: tuple[str, ...] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Each example's POOL_FEATURES, or those `names`, (as the runtime computes them) and whether none of its
+    candidates is meant."""
     from resolver.domain.relevance import POOL_FEATURES, pool_features
 
+    names = POOL_FEATURES if names is None else names
     rows, labels = [], []
     for e in examples:
         if len(e.matrix) == 0:
             continue  # an empty pool is none without a model
         found = pool_features(e.matrix, e.matrix[:, columns] @ w)
-        rows.append([found[name] for name in POOL_FEATURES])
+        rows.append([found[name] for name in names])
         labels.append(0.0 if e.present else 1.0)
     return np.array(rows), np.array(labels)
 
@@ -396,9 +418,12 @@ def choose_l2(z: np.ndarray, y: np.ndarray) -> tuple[float, dict[float, float]]:
 
 
 def train_variant(examples: list[Example], features: list[str], l2: float, loss: float,
-                  l2_none: float | str | None = None) -> tuple[dict, dict]:
+                  l2_none: float | str | None = None, drop: frozenset[str] = frozenset()) -> tuple[dict, dict]:
+    """`drop`: features and pool features left out (POOL_ONLY, and an ablation's: `--drop`)."""
     from resolver.domain.relevance import FEATURES, POOL_FEATURES
 
+    features = [f for f in features if f not in drop]
+    pool_names = tuple(f for f in POOL_FEATURES if f not in drop)
     columns = [FEATURES.index(f) for f in features]
     train = [e for e in examples if e.split == "train"]
     calibrate = [e for e in examples if e.split == "calibrate"]
@@ -408,17 +433,17 @@ def train_variant(examples: list[Example], features: list[str], l2: float, loss:
     xc, sc, _, tc = _stack([e for e in calibrate if e.present], columns)
     t = temperature(xc, sc, tc, w)
     # Whether any: every reference with a pool, its pool's features under those weights.
-    zt, yt = pool_rows(train, columns, w)
+    zt, yt = pool_rows(train, columns, w, pool_names)
     l2_none = l2 if l2_none is None else l2_none
     if l2_none == "cv":
         l2_none, _losses = choose_l2(zt, yt)
     a, bias = fit_logistic(zt, yt, l2=l2_none)
     # Calibrated on the other split (Platt: a slope and an intercept over the logit).
-    zc, yc = pool_rows(calibrate, columns, w)
+    zc, yc = pool_rows(calibrate, columns, w, pool_names)
     slope, intercept = fit_logistic((zc @ a + bias)[:, None], yc, l2=0.0)
     a, bias = a * slope[0], bias * slope[0] + intercept
     spec = {"features": features, "weights": [round(float(v), 6) for v in w], "temperature": round(t, 4),
-            "none": {"features": list(POOL_FEATURES), "weights": [round(float(v), 6) for v in a],
+            "none": {"features": list(pool_names), "weights": [round(float(v), 6) for v in a],
                      "bias": round(bias, 6)}, "floor": 0.0, "none_cut": 1.01}
     spec["encoder_only_cosine"] = encoder_only_cosine(train, loss)
     spec["floor"], spec["none_cut"], at_floor = choose_cuts(calibrate, spec, loss)
@@ -511,6 +536,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--loss", type=float, default=0.02,
                         help="the floor and the none cut keep all but this share of the items meant offered "
                              "(calibration split)")
+    parser.add_argument("--drop", default="", help="features and pool features to leave out, comma-separated "
+                                                    "(an ablation)")
+    parser.add_argument("--taxonomy", type=Path, default=None,
+                        help="the word taxonomy to read (default the shipped one); a model written with another "
+                             "names that file, to be put beside it")
     parser.add_argument("--out", type=Path, default=None, help="where to write the model (default: the shipped one)")
     parser.add_argument("--write-cases", action="store_true",
                         help="only write the calibration split, with its calendars, as the case set the package "
@@ -520,6 +550,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.cost:
         return cost()
+    global TAXONOMY
+    TAXONOMY = args.taxonomy
     if args.write_cases:
         return write_cases()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lifeproject.settings")
@@ -543,12 +575,16 @@ def main(argv: list[str] | None = None) -> int:
           f"({len(refs)} references, train and calibrate)")
     variants, figures = {}, {}
     l2_none = args.l2_none if args.l2_none in (None, "cv") else float(args.l2_none)
-    variants[SIGNAL], figures[SIGNAL] = train_variant(with_signal, list(FEATURES), args.l2, args.loss, l2_none)
+    drop = POOL_ONLY | frozenset(f for f in args.drop.split(",") if f)
+    variants[SIGNAL], figures[SIGNAL] = train_variant(with_signal, list(FEATURES), args.l2, args.loss, l2_none, drop)
     variants[WORDS], figures[WORDS] = train_variant(words_alone, [f for f in FEATURES if f not in _SIGNAL_ONLY],
-                                                    args.l2, args.loss, l2_none)
+                                                    args.l2, args.loss, l2_none, drop)
     digest = hashlib.sha256("\n".join(sorted(r["id"] + "\t" + r["split"] + "\t" + r["text"] for r in refs))
                             .encode()).hexdigest()
+    from resolver.domain.taxonomy import DEFAULT_TABLE
+
     model = {"name": MODEL_NAME, "variants": variants, "centroid": [round(float(v), 6) for v in centroid],
+             "taxonomy": {"file": (TAXONOMY or DEFAULT_TABLE).name, "sha256": taxonomy().digest},
              "trained": {"encoder": encoder.name, "references_digest": digest, "l2": args.l2,
                          "l2_none": args.l2_none, "loss": args.loss,
                          "figures": figures}}

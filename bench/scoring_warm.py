@@ -123,7 +123,7 @@ def _pool(text, items, memo, encoder, ranker=None):
         gathered = relevance.gather(text, items, lexical=pool.candidates, matched=pool.matched, time_range=None,
                                     tz=timezone.utc, memo=memo, encoder=encoder, language="english",
                                     unknown=pool.unknown, centroid=_model().centroid,
-                                    words=_model().reads_words)
+                                    words=_model().reads_words, taxonomy=_model().taxonomy)
         return _model().rank(gathered, limit=19)
     pool = build_pool(text, items, limit=19, memo=memo)
     return pool if encoder is None else widen(pool, text, items, encoder=encoder, memo=memo, limit=19,

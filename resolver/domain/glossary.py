@@ -256,6 +256,14 @@ class Glossary:
                 words.append(word)
         return " ".join(words) if foreign and foreign >= content * FOREIGN_SHARE else None
 
+    def glosses(self, word: str) -> tuple[str, ...]:
+        """The English glosses of one word (lower case) of German, French or Spanish; () for an English word or
+        one no dictionary glosses. The relevance model looks a foreign word up in the word taxonomy by them."""
+        key = _ELISION.sub("", word.lower().strip("'’-"))
+        if key.casefold() in self._stopwords or len(key) < 3:
+            return ()
+        return self._word(key, _Budget(MAX_LOOKUPS))
+
     def knows(self, word: str) -> bool:
         """The word (lower case) is a headword of a dictionary: English, or one a gloss reads. The relevance
         model reads a word no dictionary knows, left over where another such word is, as a name swapped

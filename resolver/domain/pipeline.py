@@ -248,7 +248,7 @@ def _candidates(run: _Run, expression: Any, *, max_candidates: int, language: st
         gathered = relevance.gather(text, run.fetched.items, lexical=lexical, matched=pool.matched,
                                     time_range=time_range, tz=run.tz, memo=run.fetched.memo, encoder=semantic,
                                     language=language, unknown=pool.unknown, centroid=ranker.centroid,
-                                    words=ranker.reads_words)
+                                    words=ranker.reads_words, taxonomy=ranker.taxonomy)
         pool = _scored_pool(ranker, gathered, semantic, max_candidates, closed_ids)
     run.matched()
     run.warnings += _narrowed_warning(pool)

@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from resolver.domain.items import NEGATIONS, STOPWORDS, Item, match_key, tokens_of
+from resolver.domain.taxonomy import Kin, Taxonomy, TaxonomyFileError
 from resolver.domain.times import TimeRange, in_range
 
 if TYPE_CHECKING:
@@ -100,11 +101,18 @@ FEATURES = (
     "proper_swap",    # a word the reference writes with a capital is left over where the title has another
                       # ("client visit in Lisbon" for "Client visit in Paris", "the November timesheet" for
                       # "Submit the December timesheet"): another place, person or month, not another word for it
+    "cohyponym",      # a left-over word is another thing of an uncovered title word's sort, and names none of the
+                      # title's words more generally or otherwise ("violin" for "piano", "oat" for "soy": kin under
+                      # one near hypernym in the word taxonomy, domain/taxonomy.py): a near miss, not a paraphrase
+    "related_word",   # a left-over word is an uncovered title word's synonym, hypernym or hyponym ("ring" for
+                      # "call", "the instrument" for "piano"): another word for what the title names
 )
 _SIGNAL_ONLY = frozenset({"cosine", "cosine_gap", "cosine_rank", "nearest_first", "cosine_x_lex", "left_cosine",
                           "swap", "name_swap"})
 # Features only some models read, which cost an encoder call (the words): computed when the model asks.
 WORD_FEATURES = frozenset({"left_cosine", "swap", "name_swap"})
+# Features read from the word taxonomy (domain/taxonomy.py): computed when the model names one.
+TAXONOMY_FEATURES = frozenset({"cohyponym", "related_word"})
 # The reference's words encoded in the reference's own encoder call, at most (that call is not cut by the
 # deadline; a longer reference's further words are encoded within the encoder's share, as title words are).
 WITH_REFERENCE_WORDS = 32
@@ -134,6 +142,7 @@ POOL_FEATURES = (
     "no_content_found",      # 1 when no title matches a reference word other than a function word (FEATURES'
                              # function_only): words found nothing that names a thing, only the encoder speaks
     "cosine_if_no_content",  # the best cosine in that regime, else 0
+    "top_cohyponym", "top_related_word",
 )
 
 
@@ -202,6 +211,9 @@ class RelevanceModel:
     trained: dict[str, Any] = field(default_factory=dict, compare=False)
     # The unit mean of the train split's reference vectors: the hubness feature's anchor (None: no hubness).
     centroid_values: tuple[float, ...] | None = field(default=None, compare=False, repr=False)
+    # The word taxonomy the model was trained with (domain/taxonomy.py), checked against its SHA-256 when the
+    # model loads and read on first use; None when the model names none.
+    taxonomy_path: Path | None = field(default=None, compare=False, repr=False)
 
     def __hash__(self) -> int:
         return hash((self.name, self.digest))
@@ -230,8 +242,20 @@ class RelevanceModel:
                                                          for v in centroid):
                 raise ModelFileError(f"relevance model {path}: the centroid is not a vector")
             centroid = tuple(float(v) for v in centroid)
+        taxonomy = raw.get("taxonomy")
+        taxonomy_path = None
+        if taxonomy is not None:
+            # Beside the model file; its digest is in the model's bytes, so the fingerprint changes with it.
+            try:
+                taxonomy_path = Path(path).parent / Path(str(taxonomy["file"])).name
+                found = hashlib.sha256(taxonomy_path.read_bytes()).hexdigest()
+            except (OSError, KeyError, TypeError) as err:
+                raise ModelFileError(f"relevance model {path}: cannot read its word taxonomy: {err}") from err
+            if found != taxonomy.get("sha256"):
+                raise ModelFileError(f"relevance model {path}: the word taxonomy {taxonomy_path.name} is not the "
+                                     f"one it was trained with (SHA-256 {found[:16]})")
         return cls(name=str(raw["name"]), digest=hashlib.sha256(raw_bytes).hexdigest(), variants=variants,
-                   trained=dict(raw.get("trained", {})), centroid_values=centroid)
+                   trained=dict(raw.get("trained", {})), centroid_values=centroid, taxonomy_path=taxonomy_path)
 
     @functools.cached_property
     def centroid(self) -> Any:
@@ -255,6 +279,18 @@ class RelevanceModel:
         return f"{self.scorer_name(encoder_name)} {self.fingerprint(encoder_name)[:16]}"
 
     @functools.cached_property
+    def taxonomy(self) -> Taxonomy | None:
+        """The word taxonomy, read on first use; None when no variant reads TAXONOMY_FEATURES."""
+        if self.taxonomy_path is None or not any(
+                TAXONOMY_FEATURES & (set(v.features) | {f.removeprefix("top_") for f in v.none.features})
+                for v in self.variants.values()):
+            return None
+        try:
+            return Taxonomy.load(self.taxonomy_path)
+        except TaxonomyFileError as err:
+            raise ModelFileError(str(err)) from err
+
+    @functools.cached_property
     def reads_words(self) -> bool:
         """Some variant reads WORD_FEATURES: gathering must encode the candidates' left-over words."""
         return any(WORD_FEATURES & (set(v.features) | {f.removeprefix("top_").removeprefix("best_")
@@ -271,8 +307,21 @@ class RelevanceModel:
         probability as any candidate does and are never offered; when one is more probable than every live
         candidate and would have been offered first, nothing is offered (`Scored.closed_top`).
         """
+        import numpy
+
         variant = self.variant(gathered.context.with_signal)
-        candidates, matrix = feature_matrix(gathered.lexical, gathered.extra, gathered.context)
+        context = gathered.context
+        # P(none) reads the most probable candidate's taxonomy features; utilities that do not read them
+        # (the shipped model's) leave that candidate known before the words are compared: only its are.
+        top_only = context.kin is not None and TAXONOMY_FEATURES.isdisjoint(variant.features)
+        candidates, matrix = feature_matrix(gathered.lexical, gathered.extra, context,
+                                            kin_rows=() if top_only else None)
+        if top_only and candidates:
+            top = int(numpy.argmax(utilities_of(matrix, variant)))
+            if top < len(gathered.lexical):
+                found = context.kin.of(candidates[top])
+                matrix[top, _COLUMN["cohyponym"]] = float(found.cohyponym)
+                matrix[top, _COLUMN["related_word"]] = float(found.linked)
         if not candidates:
             return Scored(candidates=(), probabilities=(), none=1.0, considered=0, above_floor=0)
         probs, none = self.probabilities(matrix, variant)
@@ -377,6 +426,8 @@ def pool_features(matrix: np.ndarray, utilities: np.ndarray) -> dict[str, float]
         "top_proper_swap": float(column["proper_swap"][top]),
         "no_content_found": 0.0 if content.any() else 1.0,
         "cosine_if_no_content": 0.0 if content.any() else float(cosines[0]),
+        "top_cohyponym": float(column["cohyponym"][top]),
+        "top_related_word": float(column["related_word"][top]),
     }
 
 
@@ -399,6 +450,10 @@ class Context:
     left_cosines: dict[str, float] = field(default_factory=dict)
     # The item IDs of the candidates whose left-over and uncovered words are both names (name_swap).
     name_swaps: frozenset[str] = frozenset()
+    # How a lexical candidate's uncovered words meet the reference's left-over ones in the word taxonomy
+    # (None: the model reads no taxonomy feature). Asked per candidate: RelevanceModel.rank asks only for the
+    # most probable one when the utilities do not read them (P(none) reads that one's).
+    kin: KinSource | None = None
 
 
 def _offered(kept: list[int], probs: Any, limit: int, at_most: int | None) -> int:
@@ -416,8 +471,12 @@ def _offered(kept: list[int], probs: Any, limit: int, at_most: int | None) -> in
 
 
 def feature_matrix(lexical: Sequence[ScoredCandidate], extra: Sequence[Item], context: Context,
-                   features: Sequence[str] = FEATURES) -> tuple[list[Any], np.ndarray]:
-    """The candidates (lexical ones, then those only the encoder brought) and their feature rows."""
+                   features: Sequence[str] = FEATURES,
+                   kin_rows: Sequence[int] | None = None) -> tuple[list[Any], np.ndarray]:
+    """The candidates (lexical ones, then those only the encoder brought) and their feature rows.
+
+    `kin_rows`: the rows whose TAXONOMY_FEATURES are computed (None: every lexical row; the others are 0).
+    """
     import numpy
     from rapidfuzz import fuzz, process
 
@@ -473,6 +532,11 @@ def feature_matrix(lexical: Sequence[ScoredCandidate], extra: Sequence[Item], co
     columns["name_swap"] = numpy.array([float(c.item.item_id in context.name_swaps) for c in candidates]) \
         if context.name_swaps else numpy.zeros(n)
     columns["siblings"] = numpy.log1p(_siblings(candidates[:lex_n], n))
+    columns["cohyponym"], columns["related_word"] = numpy.zeros(n), numpy.zeros(n)
+    if context.kin is not None:
+        for k in range(lex_n) if kin_rows is None else [k for k in kin_rows if k < lex_n]:
+            found = context.kin.of(candidates[k])
+            columns["cohyponym"][k], columns["related_word"][k] = float(found.cohyponym), float(found.linked)
     columns["function_only"] = _function_only(context.text, candidates[:lex_n], n)
     columns["proper_swap"] = _proper_swaps(context.text, candidates[:lex_n], n)
     negated = negated_words(context.text) if _NEGATION.search(context.text.casefold()) else ()
@@ -527,6 +591,16 @@ def function_words() -> frozenset[str]:
     from resolver.domain.wordforms import word_forms
 
     return frozenset().union(*(word_forms(language).stopwords for language in languages()))
+
+
+@functools.cache
+def filler_words() -> frozenset[str]:
+    """The fillers of every language the time grammar reads (resolver/data/fillers/): question words, verbs of
+    asking and doing, nouns for "an item" ("thing", "meeting", "task")."""
+    from resolver.domain.timeexpr import languages
+    from resolver.domain.wordforms import word_forms
+
+    return frozenset().union(*(word_forms(language).fillers for language in languages()))
 
 
 def _function_only(text: str, lexical: Sequence[ScoredCandidate], n: int) -> np.ndarray:
@@ -697,9 +771,11 @@ class Gathered:
 
 def gather(text: str, items: Sequence[Item], *, lexical: Sequence[ScoredCandidate], matched: int,
            time_range: TimeRange | None, tz: tzinfo, memo: MatchingMemo | None, encoder: Encoder | None,
-           language: str, unknown: float = 0.0, centroid: Any = None, words: bool = False) -> Gathered:
+           language: str, unknown: float = 0.0, centroid: Any = None, words: bool = False,
+           taxonomy: Taxonomy | None = None) -> Gathered:
     """The lexical pool (already ranked by the matcher) joined by the encoder's nearest titles and their cosines;
-    with `words`, also each candidate's left_cosine (a model that reads WORD_FEATURES)."""
+    with `words`, also each candidate's left_cosine (a model that reads WORD_FEATURES); with a `taxonomy`, how
+    each candidate's left-over words meet its title's (TAXONOMY_FEATURES)."""
     from resolver.domain.matching import title_index
     from resolver.domain.wordforms import word_forms
 
@@ -726,4 +802,52 @@ def gather(text: str, items: Sequence[Item], *, lexical: Sequence[ScoredCandidat
                 glossary = getattr(encoder, "glossary", None)
                 if glossary is not None:
                     context.name_swaps = name_swaps(lexical, glossary.knows)
+    if taxonomy is not None:
+        glossary = getattr(encoder, "glossary", None)
+        context.kin = KinSource(text, taxonomy, glosses=None if glossary is None else glossary.glosses)
     return Gathered(lexical=tuple(lexical), extra=extra, context=context, matched=matched)
+
+
+class KinSource:
+    """A lexical candidate's Kin (TAXONOMY_FEATURES) for one reference, asked candidate by candidate.
+
+    The words compared: what the matcher left over on each side, and the words it matched only by their
+    shape (a typo, a prefix: no word of the other side has the same stem), which are a typo's or another
+    word's ("grandpa" for "grandma" is one letter apart). Candidates with the same words to compare are
+    compared once. Function words and fillers of the time grammar's languages ("de", "al"; "thing",
+    "stuff", "meeting", "done") name no thing of a sort.
+    """
+
+    def __init__(self, text: str, taxonomy: Taxonomy, glosses: Callable[[str], Sequence[str]] | None = None) -> None:
+        from resolver.domain.wordforms import word_forms
+
+        self.taxonomy, self.glosses = taxonomy, glosses
+        self.stems = word_forms("english").stems  # the table's keys are English stems
+        self.skip = function_words() | filler_words()
+        self.words = [w for w in dict.fromkeys(tokens_of(match_key(text))) if w not in self.skip and w.isalpha()]
+        self.word_stems = self.stems(self.words)
+        self._known: dict[tuple[tuple[str, ...], tuple[str, ...]], Kin] = {}
+
+    def of(self, candidate: ScoredCandidate) -> Kin:
+        title = [t for t in candidate.item.title_tokens if t not in self.skip and t.isalpha()]
+        title_stems = self.stems(title)
+        shaped = tuple(w for w, s in zip(self.words, self.word_stems)
+                       if s not in title_stems and w not in candidate.left_over)
+        shaped_title = tuple(t for t, s in zip(title, title_stems)
+                             if s not in self.word_stems and t not in candidate.uncovered)
+        left, uncovered = candidate.left_over + shaped, candidate.uncovered + shaped_title
+        if not (left and uncovered):
+            return Kin()
+        key = (left, uncovered)
+        if key not in self._known:
+            self._known[key] = self.taxonomy.compare(left, uncovered, stems=self.stems, glosses=self.glosses,
+                                                     skip=self.skip)
+        return self._known[key]
+
+
+def kin_of(text: str, lexical: Sequence[ScoredCandidate], taxonomy: Taxonomy,
+           glosses: Callable[[str], Sequence[str]] | None = None) -> dict[str, Kin]:
+    """Every lexical candidate's Kin that says something, by item ID (KinSource, asked for each)."""
+    source = KinSource(text, taxonomy, glosses)
+    found = {c.item.item_id: source.of(c) for c in lexical}
+    return {item_id: kin for item_id, kin in found.items() if kin != Kin()}

@@ -158,6 +158,16 @@ def test_gloss__compounds_split_into_two_known_words_and_ss_reads_as_eszett(fold
     assert gloss.gloss("Kita-Anmeldung") == "day nursery daycare centre"  # the part the dictionary knows
 
 
+def test_glosses__one_words_glosses_none_for_english_or_function_words(folder):
+    """What the word taxonomy looks a foreign word up by (relevance.kin_of)."""
+    gloss = find_freedict(folder)
+    assert gloss.glosses("reisepass") == ("passport",)
+    assert gloss.glosses("heizkostenabrechnung") == ("heating costs", "billing", "settlement")
+    assert gloss.glosses("meeting") == ()  # English
+    assert gloss.glosses("l'réunion") == ("assemblage", "gathering")  # the elision goes
+    assert gloss.glosses("zz") == () and gloss.glosses("unbekanntwort") == ()
+
+
 def test_gloss__an_overlong_word_is_not_looked_up(folder, monkeypatch):
     gloss = find_freedict(folder)
     looked = []

@@ -482,3 +482,148 @@ def test_relevance__a_long_reference_sends_at_most_32_words_with_itself():
     assert found.context.with_signal
     assert encoder.calls[1] == 1 + relevance.WITH_REFERENCE_WORDS  # [titles], then the reference and its words
     assert set(words) <= set(encoder.texts)  # the rest, encoded for left_cosine within the share
+
+
+# The word taxonomy (seventh round) --------------------------------------------------------------------------
+
+
+def test_relevance__kin_compares_left_over_words_and_words_matched_only_by_their_shape():
+    """"Zara's violin recital" leaves "violin" over where "Zara's piano recital" has "piano"; "grandpa" matched
+    "grandma" as a typo would, and the shipped taxonomy knows them for kin; a title the reference covers
+    has nothing to compare; "ring Tom" for "Call Tom" is another word for it."""
+    from resolver.domain.taxonomy import Kin, Taxonomy
+
+    table = Taxonomy.load()
+    piano = ScoredCandidate(item=item("p", "Zara's piano recital"), score=0.7, left_over=("violin",),
+                            uncovered=("piano",))
+    covered = ScoredCandidate(item=item("z", "Zara's violin recital"), score=0.9)
+    found = relevance.kin_of("Zara's violin recital", (piano, covered), table)
+    assert found == {piano.item.item_id: Kin(cohyponym=True)}
+    card = ScoredCandidate(item=item("c", "Send birthday card to grandma"), score=0.9)  # matched by shape
+    assert relevance.kin_of("send birthday card to grandpa", (card,), table) == {card.item.item_id:
+                                                                                 Kin(cohyponym=True)}
+    call = ScoredCandidate(item=item("t", "Call Tom"), score=0.5, left_over=("ring",), uncovered=("call",))
+    assert relevance.kin_of("ring Tom", (call,), table) == {call.item.item_id: Kin(linked=True)}
+
+
+class FixedKin:
+    """A KinSource whose answers are given, counting what it is asked."""
+
+    def __init__(self, answers):
+        self.answers, self.asked = answers, []
+
+    def of(self, candidate):
+        from resolver.domain.taxonomy import Kin
+
+        self.asked.append(candidate.item.uid)
+        return self.answers.get(candidate.item.uid, Kin())
+
+
+def test_relevance__kin_features_and_p_none_reads_the_top_candidates():
+    from resolver.domain.taxonomy import Kin
+
+    piano = ScoredCandidate(item=item("p", "Zara's piano recital"), score=0.7)
+    call = ScoredCandidate(item=item("t", "Call Tom"), score=0.5)
+    other = ScoredCandidate(item=item("o", "Tennis"), score=0.2)
+    context = Context(text="x", time_range=None, tz=timezone.utc,
+                      kin=FixedKin({"p": Kin(cohyponym=True), "t": Kin(linked=True)}))
+    _, matrix = relevance.feature_matrix((piano, call, other), (), context)
+    assert list(matrix[:, relevance.FEATURES.index("cohyponym")]) == [1.0, 0.0, 0.0]
+    assert list(matrix[:, relevance.FEATURES.index("related_word")]) == [0.0, 1.0, 0.0]
+    import numpy
+
+    found = relevance.pool_features(matrix, numpy.array([0.9, 0.5, 0.1]))
+    assert (found["top_cohyponym"], found["top_related_word"]) == (1.0, 0.0)
+    found = relevance.pool_features(matrix, numpy.array([0.1, 0.9, 0.5]))
+    assert (found["top_cohyponym"], found["top_related_word"]) == (0.0, 1.0)
+
+
+def test_relevance__gather_compares_words_only_for_a_model_that_reads_them():
+    from resolver.domain.taxonomy import Taxonomy
+
+    piano = ScoredCandidate(item=item("p", "Zara's piano recital"), score=0.7, left_over=("violin",),
+                            uncovered=("piano",))
+    common = dict(items=[piano.item], lexical=(piano,), matched=1, time_range=None, tz=timezone.utc, memo=None,
+                  encoder=None, language="english")
+    kin = relevance.gather("Zara's violin recital", taxonomy=Taxonomy.load(), **common).context.kin
+    assert kin is not None and kin.of(piano).cohyponym
+    assert relevance.gather("Zara's violin recital", **common).context.kin is None
+
+
+def test_relevance__rank_compares_words_for_the_most_probable_candidate_only(tmp_path):
+    """Utilities that do not read the taxonomy: only the top candidate's words are compared, and the
+    probabilities are those of comparing every candidate's."""
+    from resolver.domain.taxonomy import Kin
+
+    path = write_model(tmp_path / "m.json")
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    raw["variants"]["words"]["none"] = {"features": ["top_cohyponym"], "weights": [3.0], "bias": -1.0}
+    path.write_text(json.dumps(raw), encoding="utf-8")
+    model = RelevanceModel.load(path)
+    pool = gathered(1.0, 0.5, 0.2)
+    source = FixedKin({"t0": Kin(cohyponym=True), "t1": Kin(linked=True)})
+    scored = model.rank(Gathered(lexical=pool.lexical, extra=(), matched=3,
+                                 context=Context(text="title", time_range=None, tz=timezone.utc, kin=source)),
+                        limit=19)
+    assert source.asked == ["t0"]
+    assert scored.none == pytest.approx(logistic(-1.0 + 3.0), abs=1e-6)
+    every = FixedKin(source.answers)
+    context = Context(text="title", time_range=None, tz=timezone.utc, kin=every)
+    candidates, matrix = relevance.feature_matrix(pool.lexical, (), context)
+    probs, none = RelevanceModel.probabilities(matrix, model.variant(False))
+    assert every.asked == ["t0", "t1", "t2"]
+    assert scored.probabilities == pytest.approx([round(float(p), 6) for p in probs]) and scored.none == \
+        pytest.approx(none, abs=1e-6)
+
+
+def _with_taxonomy(path: Path, table: Path, sha: str | None = None) -> Path:
+    import hashlib
+
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    raw["variants"]["words"]["none"] = {"features": ["top_cohyponym"], "weights": [2.0], "bias": -1.0}
+    raw["taxonomy"] = {"file": table.name, "sha256": sha or hashlib.sha256(table.read_bytes()).hexdigest()}
+    path.write_text(json.dumps(raw), encoding="utf-8")
+    return path
+
+
+def test_relevance__the_model_names_its_taxonomy_and_reads_it_on_first_use(tmp_path):
+    import shutil
+
+    from resolver.domain.taxonomy import DEFAULT_TABLE, Taxonomy
+
+    table = Path(shutil.copy(DEFAULT_TABLE, tmp_path / "taxonomy.json.gz"))
+    model = RelevanceModel.load(_with_taxonomy(write_model(tmp_path / "m.json"), table))
+    assert isinstance(model.taxonomy, Taxonomy) and model.taxonomy is model.taxonomy
+    assert RelevanceModel.load(write_model(tmp_path / "plain.json")).taxonomy is None  # names none
+    assert isinstance(RelevanceModel.load().taxonomy, Taxonomy)  # the shipped model reads the shipped table
+
+
+def test_relevance__a_taxonomy_not_the_one_trained_with_is_refused(tmp_path):
+    import shutil
+
+    from resolver.domain.taxonomy import DEFAULT_TABLE
+
+    table = Path(shutil.copy(DEFAULT_TABLE, tmp_path / "taxonomy.json.gz"))
+    with pytest.raises(ModelFileError, match="not the one it was trained with"):
+        RelevanceModel.load(_with_taxonomy(write_model(tmp_path / "m.json"), table, sha="0" * 64))
+    table.unlink()
+    with pytest.raises(ModelFileError, match="cannot read its word taxonomy"):
+        RelevanceModel.load(_with_taxonomy(write_model(tmp_path / "n.json"), DEFAULT_TABLE))
+
+
+def test_relevance__the_fingerprint_changes_with_the_taxonomy(tmp_path):
+    import gzip
+    import shutil
+
+    from resolver.domain.taxonomy import DEFAULT_TABLE
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first = Path(shutil.copy(DEFAULT_TABLE, tmp_path / "a" / "taxonomy.json.gz"))
+    raw = json.loads(gzip.decompress(first.read_bytes()))
+    raw["words"].pop("violin")
+    second = tmp_path / "b" / "taxonomy.json.gz"
+    second.write_bytes(gzip.compress(json.dumps(raw).encode()))
+    one = RelevanceModel.load(_with_taxonomy(write_model(tmp_path / "a" / "m.json"), first))
+    other = RelevanceModel.load(_with_taxonomy(write_model(tmp_path / "b" / "m.json"), second))
+    assert one.fingerprint(None) != other.fingerprint(None)
