@@ -311,8 +311,8 @@ class RelevanceModel:
 
         variant = self.variant(gathered.context.with_signal)
         context = gathered.context
-        # P(none) reads the most probable candidate's taxonomy features; utilities that do not read them
-        # (the shipped model's) leave that candidate known before the words are compared: only its are.
+        # P(none) reads the most probable candidate's taxonomy features. Utilities that do not read them (the
+        # shipped model's) say which candidate that is before any words are compared: only its are.
         top_only = context.kin is not None and TAXONOMY_FEATURES.isdisjoint(variant.features)
         candidates, matrix = feature_matrix(gathered.lexical, gathered.extra, context,
                                             kin_rows=() if top_only else None)
