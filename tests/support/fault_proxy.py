@@ -187,8 +187,17 @@ class FaultyRadicale:
         server = _Server(("127.0.0.1", self.port), _Handler)
         server.owner = self
         self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, name="faulty-radicale", daemon=True)
+        serving = threading.Event()
+
+        def serve() -> None:
+            serving.set()
+            server.serve_forever()
+
+        self._thread = threading.Thread(target=serve, name="faulty-radicale", daemon=True)
         self._thread.start()
+        # The port listens from the constructor on; on a loaded machine the thread that answers may start
+        # later than a test's first request times out (0.5 s): "the server came back" means it serves.
+        serving.wait(timeout=10)
 
     def stop(self) -> None:
         """Stop answering: the port refuses connections until `start()`."""
