@@ -100,8 +100,7 @@ def _resolve_through(door: str, api: Any) -> tuple[dict[str, Any], str]:
 @pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
 def test_fault__calendar_unavailable(faulty_live: FaultyRadicale, settings, api, caplog, case: Case,
                                      door: str) -> None:
-    if case.settings:
-        settings.RESOLVER = faulty_live.settings(CALDAV_TIMEOUT=TIMEOUT, **case.settings)
+    settings.RESOLVER = faulty_live.settings(CALDAV_TIMEOUT=TIMEOUT, **(case.settings or {}))
     before = storage_digest(faulty_live.storage)
     started = time.monotonic()
     with caplog.at_level(logging.INFO), case.breaks(faulty_live):
@@ -125,8 +124,7 @@ def test_fault__calendar_unavailable(faulty_live: FaultyRadicale, settings, api,
 @pytest.mark.parametrize("case", [CASES[0], CASES[6], CASES[9]], ids=lambda case: case.name)
 def test_fault__command_plain_output(faulty_live: FaultyRadicale, settings, case: Case) -> None:
     """Without --json the command prints one error line on stderr and nothing on stdout."""
-    if case.settings:
-        settings.RESOLVER = faulty_live.settings(CALDAV_TIMEOUT=TIMEOUT, **case.settings)
+    settings.RESOLVER = faulty_live.settings(CALDAV_TIMEOUT=TIMEOUT, **(case.settings or {}))
     with case.breaks(faulty_live):
         result = run_command("--text", "Alpha task", "--kind", "task", "--collection", MAIN)
     assert result.code == 4

@@ -21,7 +21,7 @@ from resolver.calendars.caldav.caches import SyncState
 from resolver.domain.matching import MatchingMemo
 from resolver.domain.errors import CalendarUnavailable
 from resolver.domain.items import Kind
-from tests.faults.conftest import TIMEOUT
+from tests.faults.conftest import HEALTHY_TIMEOUT, TIMEOUT
 from tests.faults.test_changing_calendar import DAY, NOW, Other
 from tests.support.fault_proxy import Fault, FaultyRadicale
 
@@ -154,22 +154,26 @@ def test_sync__broken_sync_answer_falls_back(other: Other, faulty_live: FaultyRa
 
 @pytest.mark.parametrize("fault", [Fault.reset(methods={"REPORT"}), Fault.slow(2.0, methods={"REPORT"})],
                          ids=["reset", "slow"])
-def test_sync__dropped_mid_sync_then_recovers(other: Other, faulty_live: FaultyRadicale, fault: Fault) -> None:
+def test_sync__dropped_mid_sync_then_recovers(other: Other, faulty_live: FaultyRadicale, fault: Fault,
+                                              settings) -> None:
     other.put(Spec("s-a", "Alpha sync"))
     fetch(other)
     other.put(Spec("s-a", "Alpha sync edited"))
+    healthy = settings.RESOLVER
+    settings.RESOLVER = faulty_live.settings(CALDAV_TIMEOUT=TIMEOUT)
+    assert TIMEOUT < 2.0  # the slow answer is cut
     with faulty_live.inject(fault), pytest.raises(CalendarUnavailable):
         fetch(other)
+    settings.RESOLVER = healthy
     other.put(Spec("s-b", "Beta sync"))
     result = fetch(other)
     assert sorted(item.title for item in result.items) == ["Alpha sync edited", "Beta sync"]
     assert_current(other, result)
-    assert TIMEOUT < 2.0
 
 
 def test_sync__off_uses_an_etag_listing(other: Other, faulty_live: FaultyRadicale, settings,
                                         parses: Counter) -> None:
-    settings.RESOLVER = faulty_live.settings(CALDAV_TIMEOUT=TIMEOUT, CALDAV_SYNC="off")
+    settings.RESOLVER = faulty_live.settings(CALDAV_TIMEOUT=HEALTHY_TIMEOUT, CALDAV_SYNC="off")
     for n in range(4):
         other.put(Spec(f"s-{n}", f"Listed item {n}"))
     fetch(other)
@@ -188,7 +192,7 @@ def test_sync__off_uses_an_etag_listing(other: Other, faulty_live: FaultyRadical
 
 def test_sync__memo_off_reads_everything_every_time(readers: ReaderRegistry, other: Other,
                                                     faulty_live: FaultyRadicale, settings, parses: Counter) -> None:
-    settings.RESOLVER = faulty_live.settings(CALDAV_TIMEOUT=TIMEOUT, PARSE_CACHE_ITEMS=0)
+    settings.RESOLVER = faulty_live.settings(CALDAV_TIMEOUT=HEALTHY_TIMEOUT, PARSE_CACHE_ITEMS=0)
     for n in range(3):
         other.put(Spec(f"s-{n}", f"Plain item {n}"))
     first = fetch(other)
