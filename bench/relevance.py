@@ -70,13 +70,15 @@ class Recorder:
 
     name = "recorder"
     reads_words = True  # record every feature, the word features too
+    words_first = None  # every reference is weighed with the encoder (the pipeline's _words_first is not asked)
 
     def __init__(self, centroid: Any = None) -> None:
         self.last: Any = None
         self.closed: frozenset[str] = frozenset()
         self.centroid = centroid
 
-    def rank(self, gathered: Any, *, limit: int, closed: frozenset[str] = frozenset()) -> Any:
+    def rank(self, gathered: Any, *, limit: int, closed: frozenset[str] = frozenset(),
+             words_first: bool = False) -> Any:
         from resolver.domain.relevance import Scored
 
         self.last, self.closed = gathered, closed
@@ -396,6 +398,97 @@ def choose_cap(examples: list[Example], spec: dict[str, Any], loss: float) -> tu
                  "absent_offered_most_after": min(max(absent, default=0), cap or MOST_OFFERED)}
 
 
+# The words alone variant's top probabilities tried for the signal variant's `words_first`, lowest first: fixed
+# before the labels were read.
+WORDS_FIRST_GRID = tuple(round(0.5 + 0.05 * k, 2) for k in range(10))
+
+
+def holds_every_word(words: Example) -> bool:
+    """A live title holds every word of the reference: the pipeline's `_words_first` asks the WORDS_FIRST
+    variant only then (`words`: the reference's example gathered without the encoder)."""
+    from resolver.domain.relevance import FEATURES
+
+    if len(words.matrix) == 0:
+        return False
+    lexical = words.matrix[:, FEATURES.index("lexical")] > 0
+    live = lexical if words.closed is None else lexical & ~words.closed
+    return bool((live & (words.matrix[:, FEATURES.index("unmatched")] == 0)).any())
+
+
+def fit_words_first(words: list[Example], words_spec: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The WORDS_FIRST variant: the words alone variant's weights and cuts, with its temperature and P(none)'s
+    Platt slope and intercept fitted again on the train split's references a live title holds every word of.
+    Fitted on all references, the words alone variant is unsure there: its top candidate is the item meant
+    for 99% of them, at a median probability of 0.94. The calibration split then chooses where it answers
+    (`choose_words_first`) and certifies it, without having fitted it."""
+    from resolver.domain.relevance import FEATURES
+
+    regime = [e for e in words if e.split == "train" and holds_every_word(e)]
+    columns = [FEATURES.index(f) for f in words_spec["features"]]
+    w = np.array(words_spec["weights"], dtype=np.float64)
+    x, sizes, _, target = _stack([e for e in regime if e.present], columns)
+    t = temperature(x, sizes, target, w)
+    names = tuple(words_spec["none"]["features"])
+    a, bias = np.array(words_spec["none"]["weights"], dtype=np.float64), float(words_spec["none"]["bias"])
+    z, y = pool_rows(regime, columns, w, names)
+    slope, intercept = fit_logistic((z @ a + bias)[:, None], y, l2=0.0)
+    spec = {**words_spec, "temperature": round(t, 4),
+            "none": {"features": list(names), "weights": [round(float(v * slope[0]), 6) for v in a],
+                     "bias": round(bias * slope[0] + intercept, 6)}}
+    return spec, {"train_references": len(regime), "none_of_them": int(y.sum()), "temperature": round(t, 4),
+                  "none_slope": round(float(slope[0]), 4), "none_intercept": round(intercept, 4)}
+
+
+def _words_first_case(signal: Example, words: Example, vs: Any, vf: Any) -> tuple[float, bool, bool] | None:
+    """For a reference a live title holds every word of: the WORDS_FIRST variant's top probability as offered
+    (0 when it offers nothing), whether its first is worse than the signal variant's (that one the item meant,
+    this one not), and whether it offers a reference to nothing something the signal variant answers with
+    nothing. None for any other reference."""
+    if not holds_every_word(words):
+        return None
+
+    def first(e: Example, variant: Any) -> int | None:
+        probs, none = _probabilities(e, variant)
+        if len(probs) == 0 or none >= variant.none_cut or probs.max() < variant.floor:
+            return None
+        return int(np.argmax(probs))
+
+    kw, ks = first(words, vf), first(signal, vs) if len(signal.matrix) else None
+    if kw is None:
+        return 0.0, False, False
+    top = float(_probabilities(words, vf)[0][kw])
+    worse = ks is not None and ks in signal.targets and kw not in words.targets
+    return top, worse, signal.absent and ks is None
+
+
+def choose_words_first(signal: list[Example], words: list[Example], signal_spec: dict[str, Any],
+                       first_spec: dict[str, Any]) -> tuple[float | None, dict[str, Any]]:
+    """The WORDS_FIRST variant's `words_first`: the lowest of WORDS_FIRST_GRID at which, on the calibration
+    split, no reference it would answer (a live title holds every word of it, its top probability at least
+    that) gets a worse first than with the encoder, and no reference to nothing is offered what the encoder's
+    variant answers with nothing. None when none is. The train split's count, a check."""
+    from resolver.domain.relevance import _variant
+
+    vs, vf = _variant(signal_spec), _variant(first_spec)
+    by_id = {e.ref_id: e for e in words}
+    cases: dict[str, list[tuple[float, bool, bool]]] = {"train": [], "calibrate": []}
+    for e in signal:
+        w = by_id.get(e.ref_id)
+        found = None if w is None else _words_first_case(e, w, vs, vf)
+        if found is not None and e.split in cases:
+            cases[e.split].append(found)
+
+    def at(split: str, tau: float) -> dict[str, int]:
+        taken = [c for c in cases[split] if c[0] >= tau]
+        return {"answered": len(taken), "worse": sum(c[1] for c in taken), "absent_offered": sum(c[2] for c in taken)}
+
+    chosen = next((tau for tau in WORDS_FIRST_GRID if not at("calibrate", tau)["worse"]
+                   and not at("calibrate", tau)["absent_offered"]), None)
+    return chosen, {"words_first": chosen, "holds_every_word": {k: len(v) for k, v in cases.items()},
+                    "curve_calibrate": {str(tau): at("calibrate", tau) for tau in (0.0,) + WORDS_FIRST_GRID},
+                    "train_at_chosen": at("train", chosen) if chosen is not None else None}
+
+
 # The penalties P(none)'s cross-validation chooses among (on the train split alone).
 L2_GRID = (0.0003, 0.001, 0.003, 0.01, 0.03, 0.1)
 FOLDS = 5
@@ -563,7 +656,7 @@ def main(argv: list[str] | None = None) -> int:
     django.setup()
     from resolver.conf import resolver_settings
     from resolver.domain.glossary import find_freedict
-    from resolver.domain.relevance import DEFAULT_MODEL, FEATURES, SIGNAL, WORDS, _SIGNAL_ONLY
+    from resolver.domain.relevance import DEFAULT_MODEL, FEATURES, SIGNAL, WORDS, WORDS_FIRST, _SIGNAL_ONLY
     from resolver.domain.semantic import MultilingualUSE
 
     refs = [r for r in references() if r["split"] in ("train", "calibrate")]  # never the test split
@@ -582,6 +675,11 @@ def main(argv: list[str] | None = None) -> int:
     variants[SIGNAL], figures[SIGNAL] = train_variant(with_signal, list(FEATURES), args.l2, args.loss, l2_none, drop)
     variants[WORDS], figures[WORDS] = train_variant(words_alone, [f for f in FEATURES if f not in _SIGNAL_ONLY],
                                                     args.l2, args.loss, l2_none, drop)
+    first, fitted = fit_words_first(words_alone, variants[WORDS])
+    first["words_first"], figures[WORDS_FIRST] = choose_words_first(with_signal, words_alone, variants[SIGNAL], first)
+    figures[WORDS_FIRST]["fitted"] = fitted
+    if first["words_first"] is not None:
+        variants[WORDS_FIRST] = first
     digest = hashlib.sha256("\n".join(sorted(r["id"] + "\t" + r["split"] + "\t" + r["text"] for r in refs))
                             .encode()).hexdigest()
     from resolver.domain.taxonomy import DEFAULT_TABLE

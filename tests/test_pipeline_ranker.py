@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import math
 import time
 from pathlib import Path
 
@@ -459,3 +460,114 @@ def test_other_kind__off_the_other_kind_is_never_read(model):
     outcome = resolve(request=parse_request(text="Team standup", kind="task"), calendar=calendar, judge=Judge(),
                       policy=NoThresholds(), request_id="req_k", ranker=model, other_kind=False)
     assert calendar.reads == [Kind.TASK] and other_kind_warning(outcome) is None
+
+
+# -- words first: the encoder is not asked when a title holds every word and words alone are sure ------------
+
+class CountingHashes:
+    """The hashing encoder, counting its calls."""
+
+    def __init__(self) -> None:
+        from tests.encoders.hashing import HashingEncoder
+
+        self.inner, self.calls = HashingEncoder(), 0
+        self.name = self.inner.name
+
+    def encode(self, texts):
+        self.calls += 1
+        return self.inner.encode(texts)
+
+
+def first_model(tmp_path: Path, *, at: float | None = 0.9) -> RelevanceModel:
+    """The fixture model's words alone variant, a signal variant that also reads the cosine, and (unless `at`
+    is None) the words first variant: the same weights, sharper, and surer that something is meant (P(none)'s
+    bias 1 instead of 3), answering at `at`."""
+    words = {"features": ["lex_score"], "weights": [6.0], "temperature": 1.0, "floor": 0.3,
+             "none": {"features": ["best_lex"], "weights": [-6.0], "bias": 3.0}}
+    variants = {"words": words, "signal": {**words, "features": ["lex_score", "cosine"], "weights": [6.0, 1.0]}}
+    if at is not None:
+        variants["words_first"] = {**words, "temperature": 0.5, "words_first": at,
+                                   "none": {"features": ["best_lex"], "weights": [-6.0], "bias": 1.0}}
+    path = tmp_path / f"first-{at}.json"
+    path.write_text(json.dumps({"name": "fixture-first", "variants": variants}))
+    return RelevanceModel.load(path)
+
+
+def run_encoded(text: str, ranker: RelevanceModel, encoder, *, policy=None):
+    return resolve(request=parse_request(text=text, kind="task"), calendar=MemoryCalendar(items=list(ITEMS)),
+                   judge=Judge(), policy=policy or NoThresholds(), request_id="req_w", ranker=ranker,
+                   semantic=encoder)
+
+
+def test_words_first__a_title_holding_every_word_answers_without_the_encoder(tmp_path):
+    model, encoder = first_model(tmp_path), CountingHashes()
+    outcome = run_encoded("the dentist", model, encoder)
+    assert encoder.calls == 0
+    assert [c.uid for c in outcome.candidates] == ["dentist"] and outcome.status is Status.NEEDS_CLARIFICATION
+    # The model's answer under its own name with the encoder: what the judge is told chose the candidates.
+    assert outcome.question.retrieval == model.retrieval(encoder.name)
+
+
+def test_words_first__an_approved_threshold_for_the_model_resolves_its_answer(tmp_path):
+    """A certificate for the model (its name and fingerprint with the encoder) covers what it answers first."""
+    model, encoder = first_model(tmp_path), CountingHashes()
+    policy = Policy(model.scorer_name(encoder.name), model.fingerprint(encoder.name), threshold=0.9)
+    outcome = run_encoded("the dentist", model, encoder, policy=policy)
+    assert outcome.status is Status.OK and outcome.method is Method.SEMANTIC and outcome.item.uid == "dentist"
+    assert encoder.calls == 0 and outcome.judgment.model == model.scorer_name(encoder.name)
+    assert outcome.judgment.fingerprint == model.fingerprint(encoder.name)
+
+
+def test_words_first__its_probability_is_the_words_first_variants(tmp_path):
+    """Its own P(none) (surer than the words alone variant's), not the words alone variant's."""
+    model, encoder = first_model(tmp_path), CountingHashes()
+    first = run_encoded("the dentist", model, encoder,
+                        policy=Policy(model.scorer_name(encoder.name), model.fingerprint(encoder.name), 0.0))
+    alone = run("the dentist", model, policy=Policy(model.scorer_name(None), model.fingerprint(None), 0.0))
+    assert first.status is Status.OK and alone.status is Status.OK and encoder.calls == 0
+    # One candidate: its probability is 1 - P(none), and P(none)'s logits differ by the biases, 3 - 1.
+    def none_logit(p: float) -> float:
+        return math.log((1 - p) / p)
+
+    assert first.judgment.probabilities["1"] > alone.judgment.probabilities["1"]
+    assert none_logit(alone.judgment.probabilities["1"]) - none_logit(first.judgment.probabilities["1"]) \
+        == pytest.approx(2.0, abs=0.01)
+
+
+def test_words_first__under_its_threshold_the_encoder_is_asked(tmp_path):
+    """Two portfolio tasks hold the word: neither is as probable as 0.9, and the encoder weighs them."""
+    encoder = CountingHashes()
+    outcome = run_encoded("portfolio", first_model(tmp_path), encoder)
+    assert encoder.calls > 0 and {c.uid for c in outcome.candidates} == {"outline", "slides"}
+
+
+def test_words_first__a_duplicate_title_is_never_answered_first(tmp_path):
+    """Two items hold every word, equally: each has half, under 0.6, and the encoder is asked."""
+    encoder = CountingHashes()
+    outcome = run_encoded("plants", first_model(tmp_path, at=0.6), encoder)
+    assert encoder.calls > 0 and {c.uid for c in outcome.candidates} == {"dup1", "dup2"}
+
+
+def test_words_first__a_word_no_title_holds_asks_the_encoder(tmp_path):
+    encoder = CountingHashes()
+    run_encoded("dentist checkup", first_model(tmp_path), encoder)
+    assert encoder.calls > 0
+
+
+def test_words_first__a_model_without_the_variant_always_encodes(tmp_path):
+    model, encoder = first_model(tmp_path, at=None), CountingHashes()
+    assert model.words_first is None
+    outcome = run_encoded("the dentist", model, encoder)
+    assert encoder.calls > 0 and outcome.question.retrieval == model.retrieval(encoder.name)
+
+
+def test_words_first__the_fingerprint_changes_with_its_threshold(tmp_path):
+    assert first_model(tmp_path, at=0.9).fingerprint("e") != first_model(tmp_path, at=0.8).fingerprint("e")
+
+
+@pytest.mark.parametrize("at", [0, -0.5, 1.5, "NaN"])
+def test_words_first__a_threshold_outside_zero_to_one_is_refused(tmp_path, at):
+    from resolver.domain.relevance import ModelFileError
+
+    with pytest.raises(ModelFileError):
+        first_model(tmp_path, at=float(at))

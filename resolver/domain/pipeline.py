@@ -245,11 +245,17 @@ def _candidates(run: _Run, expression: Any, *, max_candidates: int, language: st
         if run.fetched.closed:
             lexical, closed_ids = _with_closed(pool, text, run, language=language, time_range=time_range,
                                                bonus_words=expression.expression.split() if expression else ())
-        gathered = relevance.gather(text, run.fetched.items, lexical=lexical, matched=pool.matched,
-                                    time_range=time_range, tz=run.tz, memo=run.fetched.memo, encoder=semantic,
-                                    language=language, unknown=pool.unknown, centroid=ranker.centroid,
-                                    words=ranker.reads_words, taxonomy=ranker.taxonomy)
-        pool = _scored_pool(ranker, gathered, semantic, max_candidates, closed_ids)
+        first = _words_first(ranker, text, run, lexical=lexical, matched=pool.matched, time_range=time_range,
+                             language=language, unknown=pool.unknown, semantic=semantic,
+                             max_candidates=max_candidates, closed=closed_ids)
+        if first is not None:
+            pool = first
+        else:
+            gathered = relevance.gather(text, run.fetched.items, lexical=lexical, matched=pool.matched,
+                                        time_range=time_range, tz=run.tz, memo=run.fetched.memo, encoder=semantic,
+                                        language=language, unknown=pool.unknown, centroid=ranker.centroid,
+                                        words=ranker.reads_words, taxonomy=ranker.taxonomy)
+            pool = _scored_pool(ranker, gathered, semantic, max_candidates, closed_ids)
     run.matched()
     run.warnings += _narrowed_warning(pool)
     candidates = tuple(c.item for c in pool.candidates)
@@ -355,10 +361,36 @@ def _closed(run: _Run, items: tuple[Item, ...]) -> Outcome:
                        prompt=prompt, warnings=run.warnings + (OutcomeWarning.of(code, items=shown),))
 
 
+def _words_first(ranker: relevance.RelevanceModel, text: str, run: _Run, *, lexical: Sequence[Any], matched: int,
+                 time_range: TimeRange | None, language: str, unknown: float, semantic: Encoder | None,
+                 max_candidates: int, closed: frozenset[str]) -> Pool | None:
+    """The model's pool without the encoder, when a live title holds every word of the reference and the words
+    first variant is as sure as the model file says (`RelevanceModel.words_first`); else None: encode.
+
+    On the calibration split such answers never put a worse first than the encoder's variant, and never offer a
+    reference to nothing what it answers with nothing (docs/retrieval.md, "Words first"). They are the model's
+    answers under its own name and fingerprint, which cover the rule: a certificate for the model covers them.
+    """
+    if semantic is None or ranker.words_first is None or run.fetched.memo is None or not any(
+            c.unmatched == 0 for c in lexical if c.item.item_id not in closed):
+        return None
+    gathered = relevance.gather(text, run.fetched.items, lexical=lexical, matched=matched, time_range=time_range,
+                                tz=run.tz, memo=run.fetched.memo, encoder=None, language=language, unknown=unknown,
+                                taxonomy=ranker.taxonomy)
+    pool = _scored_pool(ranker, gathered, None, max_candidates, closed, named_for=semantic.name)
+    if pool.scored is None or not pool.scored.probabilities or pool.scored.probabilities[0] < ranker.words_first:
+        return None
+    return pool
+
+
 def _scored_pool(ranker: relevance.RelevanceModel, gathered: relevance.Gathered, semantic: Encoder | None,
-                 limit: int, closed: frozenset[str] = frozenset()) -> Pool:
-    """The model's order and cut: the candidates it finds probable enough, most probable first."""
-    scored = ranker.rank(gathered, limit=limit, closed=closed)
+                 limit: int, closed: frozenset[str] = frozenset(), *, named_for: str | None = None) -> Pool:
+    """The model's order and cut: the candidates it finds probable enough, most probable first.
+
+    `named_for`: the encoder the scorer is named for when it answered without it (`_words_first`, which weighs
+    with the WORDS_FIRST variant).
+    """
+    scored = ranker.rank(gathered, limit=limit, closed=closed, words_first=named_for is not None)
     if scored.closed_top is not None:
         return Pool(candidates=(), matched=0, closed=(scored.closed_top.item,))
     encoder_name = semantic.name if semantic is not None and gathered.context.with_signal else None
@@ -372,9 +404,9 @@ def _scored_pool(ranker: relevance.RelevanceModel, gathered: relevance.Gathered,
                 semantic_model=encoder_name,
                 similarities={c.item.item_id: gathered.context.cosines[c.item.item_id] for c in scored.candidates
                               if c.item.item_id in gathered.context.cosines},
-                scored=relevance.PoolScore(scorer=ranker.scorer_name(encoder_name),
-                                           fingerprint=ranker.fingerprint(encoder_name),
-                                           retrieval=ranker.retrieval(encoder_name),
+                scored=relevance.PoolScore(scorer=ranker.scorer_name(named_for or encoder_name),
+                                           fingerprint=ranker.fingerprint(named_for or encoder_name),
+                                           retrieval=ranker.retrieval(named_for or encoder_name),
                                            probabilities=scored.probabilities, none=scored.none))
 
 

@@ -61,6 +61,9 @@ DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "data" / "relevance" / 
 # The two variants the file holds: with the encoder's features, and words alone (RESOLVER["SEMANTIC"] off,
 # or the deadline stopped encoding).
 SIGNAL, WORDS = "signal", "words"
+# The words alone variant's weights, recalibrated for references a live title holds every word of: asked first
+# when the encoder is on; its answer stands when its top candidate is at least its `words_first` probability.
+WORDS_FIRST = "words_first"
 
 FEATURES = (
     "lex_score",      # the matcher's score: IDF-weighted share of the reference matched + 0.3 x title coverage
@@ -172,6 +175,10 @@ class Variant:
     # At most this many are offered, the most probable (None: as many as the caller's limit). Past the first
     # few, a candidate is rarely the item meant and mostly fills the lists of references to nothing.
     offer_at_most: int | None = None
+    # The WORDS_FIRST variant's only: when a live title holds every word of the reference and this variant
+    # gives its most probable candidate at least this, its answer is the model's, and the encoder is not called.
+    # Chosen on the calibration split (bench/relevance.py choose_words_first).
+    words_first: float | None = None
 
 
 @dataclass(frozen=True)
@@ -230,7 +237,8 @@ class RelevanceModel:
             fits = (set(variant.features) <= set(FEATURES) and len(variant.weights) == len(variant.features)
                     and set(variant.none.features) <= set(POOL_FEATURES)
                     and len(variant.none.weights) == len(variant.none.features) and variant.temperature > 0
-                    and (variant.offer_at_most is None or variant.offer_at_most >= 1))
+                    and (variant.offer_at_most is None or variant.offer_at_most >= 1)
+                    and (variant.words_first is None or 0.0 < variant.words_first <= 1.0))
             if not fits:
                 raise ModelFileError(f"relevance model {path}, variant {key!r}: features or weights do not fit")
         if WORDS not in variants:
@@ -297,19 +305,28 @@ class RelevanceModel:
                                                       for f in v.none.features if v.none.weights})
                    for v in self.variants.values())
 
+    @property
+    def words_first(self) -> float | None:
+        """The probability at which the WORDS_FIRST variant answers for the model without the encoder, or None
+        (no such variant: the encoder is always asked)."""
+        first = self.variants.get(WORDS_FIRST)
+        return None if first is None else first.words_first
+
     def variant(self, with_signal: bool) -> Variant:
         return self.variants[SIGNAL] if with_signal and SIGNAL in self.variants else self.variants[WORDS]
 
-    def rank(self, gathered: Gathered, *, limit: int, closed: frozenset[str] = frozenset()) -> Scored:
+    def rank(self, gathered: Gathered, *, limit: int, closed: frozenset[str] = frozenset(),
+             words_first: bool = False) -> Scored:
         """The candidates at or above the floor, most probable first (ties: the matcher's order), at most `limit`.
 
         `closed`: the item IDs among the candidates that are completed or cancelled. They compete for the
         probability as any candidate does and are never offered; when one is more probable than every live
         candidate and would have been offered first, nothing is offered (`Scored.closed_top`).
+        `words_first`: weigh with the WORDS_FIRST variant (a pool gathered without the encoder).
         """
         import numpy
 
-        variant = self.variant(gathered.context.with_signal)
+        variant = self.variants[WORDS_FIRST] if words_first else self.variant(gathered.context.with_signal)
         context = gathered.context
         # P(none) reads the most probable candidate's taxonomy features. Utilities that do not read them (the
         # shipped model's) say which candidate that is before any words are compared: only its are.
@@ -371,6 +388,7 @@ def _variant(spec: dict[str, Any]) -> Variant:
                    none_cut=float(spec.get("none_cut", 1.0)),
                    encoder_only_cosine=float(spec.get("encoder_only_cosine", 0.0)),
                    offer_at_most=None if spec.get("offer_at_most") is None else int(spec["offer_at_most"]),
+                   words_first=None if spec.get("words_first") is None else float(spec["words_first"]),
                    none=NoneModel(features=tuple(none["features"]), weights=tuple(float(w) for w in none["weights"]),
                                   bias=float(none["bias"])))
 

@@ -209,9 +209,13 @@ def test_relevance__a_broken_file_is_a_clear_error(tmp_path, broken):
 
 def test_relevance__the_shipped_model_loads_and_names_its_features():
     model = RelevanceModel.load()
-    assert set(model.variants) == {relevance.SIGNAL, relevance.WORDS}
+    assert set(model.variants) == {relevance.SIGNAL, relevance.WORDS, relevance.WORDS_FIRST}
     assert all(set(v.features) <= set(relevance.FEATURES) for v in model.variants.values())
     assert 0.0 < model.variant(True).floor < 1.0
+    # The words first variant reads what the words alone variant reads, and answers only when sure.
+    first, words = model.variants[relevance.WORDS_FIRST], model.variants[relevance.WORDS]
+    assert first.features == words.features and first.weights == words.weights
+    assert 0.5 <= model.words_first <= 1.0
 
 
 def test_relevance__equal_items_share_their_ranks_so_they_tie(tmp_path):
