@@ -120,6 +120,15 @@ def _pool(text, items, memo, encoder, ranker=None):
         from resolver.domain import relevance
 
         pool = build_pool(text, items, limit=relevance.PREPOOL, memo=memo)
+        model = _model()
+        if model.words_first is not None and any(c.unmatched == 0 for c in pool.candidates):
+            # The pipeline's words first (pipeline._words_first): without the encoder, answered when sure.
+            first = model.rank(relevance.gather(text, items, lexical=pool.candidates, matched=pool.matched,
+                                                time_range=None, tz=timezone.utc, memo=memo, encoder=None,
+                                                language="english", unknown=pool.unknown,
+                                                taxonomy=model.taxonomy), limit=19, words_first=True)
+            if first.probabilities and first.probabilities[0] >= model.words_first:
+                return first
         gathered = relevance.gather(text, items, lexical=pool.candidates, matched=pool.matched, time_range=None,
                                     tz=timezone.utc, memo=memo, encoder=encoder, language="english",
                                     unknown=pool.unknown, centroid=_model().centroid,
