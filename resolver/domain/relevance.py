@@ -58,8 +58,8 @@ PREPOOL = 30
 # The encoder's nearest titles below this cosine are not brought at all (the model's floor decides the rest).
 PREPOOL_COSINE = 0.15
 DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "data" / "relevance" / "model.json"
-# The two variants the file holds: with the encoder's features, and words alone (RESOLVER["SEMANTIC"] off,
-# or the deadline stopped encoding).
+# The variants the file holds: with the encoder's features, and words alone (RESOLVER["SEMANTIC"] off, or the
+# deadline stopped encoding); every model has the second.
 SIGNAL, WORDS = "signal", "words"
 # The words alone variant's weights, recalibrated for references a live title holds every word of: asked first
 # when the encoder is on; its answer stands when its top candidate is at least its `words_first` probability.
@@ -210,7 +210,7 @@ class PoolScore:
 
 @dataclass(frozen=True, eq=False)
 class RelevanceModel:
-    """The shipped model: its name, its fingerprint and its two variants. Immutable, shared by threads."""
+    """The shipped model: its name, its fingerprint and its variants. Immutable, shared by threads."""
 
     name: str
     digest: str  # SHA-256 of the model file's bytes
