@@ -647,10 +647,11 @@ _WORD = re.compile(r"[^\W\d_][\w'’-]*")
 
 def capitalised_words(text: str) -> frozenset[str]:
     """The folded tokens of the words `text` writes with a capital letter, its first word left out (a sentence's
-    or a title's first word has one whatever it is): names of people and places, months, brands."""
+    or a title's first word has one whatever it is) unless it is a possessive ("Mia's piano recital": whose it
+    is names someone): names of people and places, months, brands."""
     found: set[str] = set()
     for n, word in enumerate(_WORD.finditer(text)):
-        if n and word.group(0)[0].isupper():
+        if (n or word.group(0).endswith(("'s", "’s"))) and word.group(0)[0].isupper():
             found.update(tokens_of(match_key(word.group(0))))
     return frozenset(found)
 

@@ -393,6 +393,11 @@ def test_relevance__function_words_are_every_grammar_languages_stopwords():
     ("paint Hugo's bedroom", {"hugo"}),
     ("submit the November timesheet", {"november"}),
     ("buy almond milk", set()),
+    # A first word that says whose it is names someone ("Mia's piano recital" for "Zara's piano recital").
+    ("Mia's piano recital", {"mia"}),
+    ("Zara’s piano recital", {"zara"}),
+    ("Mum's birthday with Tom", {"mum", "tom"}),
+    ("Its case is broken", set()),
 ])
 def test_relevance__the_words_written_with_a_capital(text, named):
     assert relevance.capitalised_words(text) == named
