@@ -77,8 +77,7 @@ class Recorder:
         self.closed: frozenset[str] = frozenset()
         self.centroid = centroid
 
-    def rank(self, gathered: Any, *, limit: int, closed: frozenset[str] = frozenset(),
-             words_first: bool = False) -> Any:
+    def rank(self, gathered: Any, *, limit: int, closed: frozenset[str] = frozenset()) -> Any:
         from resolver.domain.relevance import Scored
 
         self.last, self.closed = gathered, closed

@@ -121,13 +121,13 @@ def _pool(text, items, memo, encoder, ranker=None):
 
         pool = build_pool(text, items, limit=relevance.PREPOOL, memo=memo)
         model = _model()
-        if model.words_first is not None and any(c.unmatched == 0 for c in pool.candidates):
+        if model.words_first is not None and relevance.holds_every_word(pool.candidates):
             # The pipeline's words first (pipeline._words_first): without the encoder, answered when sure.
-            first = model.rank(relevance.gather(text, items, lexical=pool.candidates, matched=pool.matched,
-                                                time_range=None, tz=timezone.utc, memo=memo, encoder=None,
-                                                language="english", unknown=pool.unknown,
-                                                taxonomy=model.taxonomy), limit=19, words_first=True)
-            if first.probabilities and first.probabilities[0] >= model.words_first:
+            first = model.first_answer(relevance.gather(text, items, lexical=pool.candidates, matched=pool.matched,
+                                                        time_range=None, tz=timezone.utc, memo=memo, encoder=None,
+                                                        language="english", unknown=pool.unknown,
+                                                        taxonomy=model.taxonomy), limit=19)
+            if first is not None:
                 return first
         gathered = relevance.gather(text, items, lexical=pool.candidates, matched=pool.matched, time_range=None,
                                     tz=timezone.utc, memo=memo, encoder=encoder, language="english",

@@ -371,26 +371,27 @@ def _words_first(ranker: relevance.RelevanceModel, text: str, run: _Run, *, lexi
     reference to nothing what it answers with nothing (docs/retrieval.md, "Words first"). They are the model's
     answers under its own name and fingerprint, which cover the rule: a certificate for the model covers them.
     """
-    if semantic is None or ranker.words_first is None or run.fetched.memo is None or not any(
-            c.unmatched == 0 for c in lexical if c.item.item_id not in closed):
+    if semantic is None or ranker.words_first is None or run.fetched.memo is None \
+            or not relevance.holds_every_word(lexical, closed):
         return None
     gathered = relevance.gather(text, run.fetched.items, lexical=lexical, matched=matched, time_range=time_range,
                                 tz=run.tz, memo=run.fetched.memo, encoder=None, language=language, unknown=unknown,
                                 taxonomy=ranker.taxonomy)
-    pool = _scored_pool(ranker, gathered, None, max_candidates, closed, named_for=semantic.name)
-    if pool.scored is None or not pool.scored.probabilities or pool.scored.probabilities[0] < ranker.words_first:
+    scored = ranker.first_answer(gathered, limit=max_candidates, closed=closed)
+    if scored is None:
         return None
-    return pool
+    return _scored_pool(ranker, gathered, None, max_candidates, closed, scored=scored, named_for=semantic.name)
 
 
 def _scored_pool(ranker: relevance.RelevanceModel, gathered: relevance.Gathered, semantic: Encoder | None,
-                 limit: int, closed: frozenset[str] = frozenset(), *, named_for: str | None = None) -> Pool:
+                 limit: int, closed: frozenset[str] = frozenset(), *, scored: relevance.Scored | None = None,
+                 named_for: str | None = None) -> Pool:
     """The model's order and cut: the candidates it finds probable enough, most probable first.
 
-    `named_for`: the encoder the scorer is named for when it answered without it (`_words_first`, which weighs
-    with the WORDS_FIRST variant).
+    `scored`: the model's answer already (`_words_first`'s); `named_for`: the encoder the scorer is named for
+    when it answered without it.
     """
-    scored = ranker.rank(gathered, limit=limit, closed=closed, words_first=named_for is not None)
+    scored = scored if scored is not None else ranker.rank(gathered, limit=limit, closed=closed)
     if scored.closed_top is not None:
         return Pool(candidates=(), matched=0, closed=(scored.closed_top.item,))
     encoder_name = semantic.name if semantic is not None and gathered.context.with_signal else None

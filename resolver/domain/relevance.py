@@ -315,6 +315,15 @@ class RelevanceModel:
     def variant(self, with_signal: bool) -> Variant:
         return self.variants[SIGNAL] if with_signal and SIGNAL in self.variants else self.variants[WORDS]
 
+    def first_answer(self, gathered: Gathered, *, limit: int, closed: frozenset[str] = frozenset()) -> Scored | None:
+        """The WORDS_FIRST variant's answer for a pool gathered without the encoder, when its most probable
+        candidate reaches `words_first`; None otherwise (no such variant, not that sure, or a closed item
+        first): the encoder is to be asked."""
+        if self.words_first is None:
+            return None
+        scored = self.rank(gathered, limit=limit, closed=closed, words_first=True)
+        return scored if scored.probabilities and scored.probabilities[0] >= self.words_first else None
+
     def rank(self, gathered: Gathered, *, limit: int, closed: frozenset[str] = frozenset(),
              words_first: bool = False) -> Scored:
         """The candidates at or above the floor, most probable first (ties: the matcher's order), at most `limit`.
@@ -862,6 +871,12 @@ class KinSource:
             self._known[key] = self.taxonomy.compare(left, uncovered, stems=self.stems, glosses=self.glosses,
                                                      skip=self.skip)
         return self._known[key]
+
+
+def holds_every_word(lexical: Sequence[ScoredCandidate], closed: frozenset[str] = frozenset()) -> bool:
+    """A live title (not one of the `closed` item IDs) holds every word of the reference: only then is the
+    WORDS_FIRST variant asked (`RelevanceModel.first_answer`)."""
+    return any(c.unmatched == 0 for c in lexical if c.item.item_id not in closed)
 
 
 def kin_of(text: str, lexical: Sequence[ScoredCandidate], taxonomy: Taxonomy,
