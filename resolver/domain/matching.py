@@ -70,6 +70,11 @@ __all__ = ["STOPWORDS", "MatchingMemo", "Pool", "ScoredCandidate", "build_pool",
 # Match qualities: how much of a reference word's weight a title word earns.
 EXACT, STEM, COMPOUND, INITIALISM, PREFIX = 1.0, 0.9, 0.9, 0.85, 0.7
 FUZZY_LOW, FUZZY_HIGH = 0.45, 0.75
+# A typo is a keystroke or two: at most this many single-letter insertions and deletions (two letters swapped or
+# mistyped). rapidfuzz's ratio alone lets a long word differ by more: "Wasserkostenabrechnung" reads 81 against
+# "Heizkostenabrechnung", another bill (8 apart). Of the labelled set's typo matches none more than 4 apart was
+# a word of the item meant (docs/retrieval.md, "Ninth round").
+TYPO_EDITS = 4
 # A match at least this good counts as the word being present, for its IDF.
 STRONG = 0.85
 TITLE_COVERAGE_WEIGHT = 0.3
@@ -389,6 +394,11 @@ def _word_cutoff(word: str) -> float:
     return 80.0
 
 
+def _edits(word: str, token: str, ratio: float) -> int:
+    """The insertions and deletions between two words, from rapidfuzz's ratio (100 x (1 - edits / total length))."""
+    return round((100.0 - ratio) * (len(word) + len(token)) / 100.0)
+
+
 def _improve(found: dict[str, float], token: str, quality: float) -> None:
     if found.get(token, 0.0) < quality:
         found[token] = quality
@@ -431,6 +441,8 @@ def _token_matches(words: list[str], index: TitleIndex) -> list[dict[str, float]
             cutoff = _word_cutoff(word)
             for position in np.flatnonzero(row >= cutoff).tolist():
                 ratio = float(row[position])
+                if _edits(word, index.vocabulary[position], ratio) > TYPO_EDITS:
+                    continue
                 quality = FUZZY_LOW + (FUZZY_HIGH - FUZZY_LOW) * (ratio - cutoff) / (100.0 - cutoff)
                 _improve(found[n], index.vocabulary[position], quality)
     return found
@@ -482,13 +494,14 @@ def _special_matches(words: list[str], all_tokens: list[str], exact_in_vocabular
                     current = special[n].get(line)
                     if covered and (current is None or current[0] < INITIALISM):
                         special[n][line] = (INITIALISM, covered)
-    # "check out" for "Checkout": adjacent reference words written together in a title.
+    # "check out" for "Checkout": adjacent reference words written together in a title, also when another title
+    # writes them apart ("kick-off" for "Quarterly all-company kickoff" beside "Offsite kick-off dinner").
     for left in range(len(all_tokens) - 1):
         joined = all_tokens[left] + all_tokens[left + 1]
         if joined not in vocabulary:
             continue
         for n, word in enumerate(words):
-            if word in (all_tokens[left], all_tokens[left + 1]) and not exact_in_vocabulary[n]:
+            if word in (all_tokens[left], all_tokens[left + 1]):
                 special[n].update({line: (COMPOUND, frozenset((joined,)))
                                    for line in _titles_with(joined, index)})
     return special

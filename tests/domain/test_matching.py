@@ -315,3 +315,31 @@ def test_score__each_candidate_says_what_it_leaves_over_on_both_sides():
     assert first("fix the bathroom tap") == ("tap", ("bathroom",), ("leaking", "kitchen"))
     assert first("CAB prep") == ("cab", (), ())  # initials cover the words they span
     assert first("piano recitals") == ("recital", (), ("zara",))  # a stem covers; stopwords are never left over
+
+
+def test_score__a_typo_is_at_most_two_letters_mistyped():
+    from resolver.domain.matching import _edits
+
+    """rapidfuzz's ratio lets long words differ by more than a typo: "Wasserkostenabrechnung" (the water bill)
+    reads 81 against "Heizkostenabrechnung" (the heating bill), 8 insertions and deletions apart. A typo match
+    is at most TYPO_EDITS apart; a swap of two letters and a missing one still are."""
+    items = [make_item(collection_path="/u/home/", uid=uid, title=title, etag='"1"', kind=Kind.TASK)
+             for uid, title in (("heat", "Heizkostenabrechnung prüfen"), ("folio", "Draft portfolio outline"))]
+    found = score_candidates("Wasserkostenabrechnung prüfen", items)
+    assert [c.item.uid for c in found] == ["heat"]
+    assert found[0].left_over == ("wasserkostenabrechnung",)  # matched by "prüfen" alone
+    assert score_candidates("Wasserkostenabrechnung", items) == []
+    assert [c.item.uid for c in score_candidates("protfolio", items)] == ["folio"]  # two letters swapped
+    assert [c.item.uid for c in score_candidates("heizkostenabrechnng", items)] == ["heat"]  # one missing
+    assert _edits("wasserkostenabrechnung", "heizkostenabrechnung", 80.952) == 8
+
+
+def test_score__words_written_apart_find_a_title_that_joins_them_beside_one_that_does_not():
+    """"kick-off" for "Quarterly all-company kickoff" also when another title writes "kick-off" apart: both
+    are offered, neither unmatched."""
+    items = [make_item(collection_path="/u/work/", uid=uid, title=title, etag='"1"', kind=Kind.EVENT)
+             for uid, title in (("dinner", "Offsite kick-off dinner"), ("kickoff", "Quarterly all-company kickoff"),
+                                ("other", "Planning"))]
+    found = {c.item.uid: c for c in score_candidates("kick-off", items)}
+    assert set(found) == {"dinner", "kickoff"}
+    assert found["kickoff"].left_over == () and found["dinner"].left_over == ()
