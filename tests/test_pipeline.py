@@ -136,3 +136,32 @@ def test_pipeline__time_zone_reaches_the_calendar():
     resolve(request=parse_request(text="portfolio", kind="task", time_zone="Europe/Berlin"), calendar=calendar,
             judge=DisabledJudge(), policy=NoThresholds(), request_id="req_t")
     assert calendar.asked[0]["time_zone"] is ZoneInfo("Europe/Berlin")
+
+
+# -- live items of one title: never one of them on confidence, unless the time tells them apart ----------------
+
+def test_pipeline__a_judge_sure_of_one_of_two_equal_titles_is_asked_about_both():
+    """"Team offsite planning" in two calendars: the judge's 0.95 for one says nothing the reference does."""
+    judge = Scripted({"1": 0.95, "2": 0.03, jdg.NO_MATCH: 0.02})
+    outcome = run("offsite planning", ITEMS, judge=judge, policy=Approving())
+    assert outcome.status is Status.NEEDS_CLARIFICATION
+    assert outcome.decision.reason == "same_title" and outcome.decision.resolved_number is None
+    assert {i.uid for i in outcome.candidates} == {"c", "d"}
+
+
+def test_pipeline__a_time_only_one_of_two_equal_titles_meets_lets_the_judge_resolve_it():
+    """Due on Friday and on Monday: "offsite planning on Friday" names one. Two equal titles never resolve by the
+    title-plus-time rule (it asks), so the judge is asked; its answer stands."""
+    due = [task("fri", "Team offsite planning"), task("mon", "Team offsite planning", "personal")]
+    items = [make_item(collection_path=f"/u/{c}/", uid=i.uid, title=i.title, etag='"1"', kind=Kind.TASK,
+                       due=datetime(2026, 3, day, 17, tzinfo=timezone.utc))
+             for i, c, day in ((due[0], "work", 13), (due[1], "personal", 16))]
+    judge = Scripted({"1": 0.95, "2": 0.03, jdg.NO_MATCH: 0.02})
+    friday = run("offsite planning on Friday", items, judge=judge, policy=Approving(), time_zone="UTC")
+    assert friday.numbering[1] == items[0].item_id  # in the range: first, and the judge's choice
+    assert friday.status is Status.OK and friday.item.uid == "fri"
+    judge = Scripted({"1": 0.95, "2": 0.03, jdg.NO_MATCH: 0.02})
+    week = run("offsite planning next week", items + [make_item(
+        collection_path="/u/home/", uid="tue", title="Team offsite planning", etag='"1"', kind=Kind.TASK,
+        due=datetime(2026, 3, 17, 17, tzinfo=timezone.utc))], judge=judge, policy=Approving(), time_zone="UTC")
+    assert week.status is Status.NEEDS_CLARIFICATION and week.decision.reason == "same_title"

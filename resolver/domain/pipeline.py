@@ -139,7 +139,8 @@ def resolve(
         prompt, found = nothing_found(searched, run.tz)
         return run.outcome(status=Status.NEEDS_CLARIFICATION, method=None, reason=Reason.NO_CANDIDATES,
                            prompt=prompt, warnings=run.warnings + tuple(OutcomeWarning(**w) for w in found))
-    return _judged(run, pool, candidates, occurrences, judge=judge, policy=policy)
+    return _judged(run, pool, candidates, occurrences, judge=judge, policy=policy,
+                   time_range=expression.range if expression is not None else None)
 
 
 @dataclass
@@ -412,7 +413,7 @@ def _scored_pool(ranker: relevance.RelevanceModel, gathered: relevance.Gathered,
 
 
 def _judged(run: _Run, pool: Pool, candidates: tuple[Item, ...], occurrences: dict[str, Occurrence], *,
-            judge: Judge, policy: ThresholdPolicy) -> Outcome:
+            judge: Judge, policy: ThresholdPolicy, time_range: TimeRange | None = None) -> Outcome:
     """The judge's answer, and what an approved threshold for it allows: the item, or a clarification.
 
     The relevance model, when it ordered the pool, is asked first: only a threshold certified
@@ -425,7 +426,7 @@ def _judged(run: _Run, pool: Pool, candidates: tuple[Item, ...], occurrences: di
     )
     numbering = {number: item.item_id for number, item in enumerate(candidates, start=1)}
     if pool.scored is not None:
-        resolved = _ranker_resolved(run, pool, candidates, occurrences, question, numbering, policy)
+        resolved = _ranker_resolved(run, pool, candidates, occurrences, question, numbering, policy, time_range)
         if resolved is not None:
             return resolved
     judging_started = time.perf_counter()
@@ -445,7 +446,7 @@ def _judged(run: _Run, pool: Pool, candidates: tuple[Item, ...], occurrences: di
     # model's system prompt, correction and schema), not only the question.
     rule = policy.find(question=jdg.QUESTION_ID, model=judgment.model,
                        fingerprint=jdg.effective_fingerprint(question, judgment))
-    decision = jdg.decide(judgment, rule)
+    decision = _untwinned(run, jdg.decide(judgment, rule), candidates, time_range)
     by_number = judgment.number_probabilities()
     probabilities = {numbering[n]: p for n, p in by_number.items() if n in numbering}
     shared = dict(question=question, judgment=judgment, decision=decision, numbering=numbering,
@@ -477,17 +478,37 @@ def ranker_judgment(scored: Any) -> jdg.Judgment:
 
 def _ranker_resolved(run: _Run, pool: Pool, candidates: tuple[Item, ...], occurrences: dict[str, Occurrence],
                      question: jdg.Question, numbering: dict[int, str],
-                     policy: ThresholdPolicy) -> Outcome | None:
+                     policy: ThresholdPolicy, time_range: TimeRange | None = None) -> Outcome | None:
     """The model's top candidate when a certified, approved threshold for this model authorises it; else None."""
     judgment = ranker_judgment(pool.scored)
     rule = policy.find(question=jdg.QUESTION_ID, model=judgment.model, fingerprint=judgment.fingerprint)
-    decision = jdg.decide(judgment, rule)
+    decision = _untwinned(run, jdg.decide(judgment, rule), candidates, time_range)
     if decision.resolved_number is None:
         return None
     probabilities = {numbering[n]: p for n, p in judgment.number_probabilities().items()}
     return run.outcome(status=Status.OK, method=Method.SEMANTIC, item=candidates[decision.resolved_number - 1],
                        question=question, judgment=judgment, decision=decision, numbering=numbering,
                        probabilities=probabilities, occurrences=occurrences, rule=rule)
+
+
+def _untwinned(run: _Run, decision: jdg.Decision, candidates: tuple[Item, ...],
+               time_range: TimeRange | None) -> jdg.Decision:
+    """The decision, refused ("same_title") when it resolves one of live items with the same title (trimmed,
+    case-folded) that the reference's time range, if it names one, does not tell apart.
+
+    Such items differ in nothing the reference says: which one a scorer prefers is an accident of the pool
+    (one copy among the words' best, the other brought by the encoder alone), a tie (invariant 5).
+    """
+    if decision.resolved_number is None:
+        return decision
+    chosen = candidates[decision.resolved_number - 1]
+    inside = time_range is not None and in_range(chosen, time_range, run.tz)
+    for item in run.fetched.items:
+        if item.title_key == chosen.title_key and item.item_id != chosen.item_id and (
+                time_range is None or in_range(item, time_range, run.tz) == inside):
+            return jdg.Decision(resolved_number=None, reason="same_title", top_option=decision.top_option,
+                                top_probability=decision.top_probability)
+    return decision
 
 
 def _undecided(run: _Run, pool: Pool, candidates: tuple[Item, ...], judgment: jdg.Judgment,
