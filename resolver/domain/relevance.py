@@ -526,10 +526,14 @@ def feature_matrix(lexical: Sequence[ScoredCandidate], extra: Sequence[Item], co
     columns["lex_first"] = (is_lexical & (scores >= best)).astype(numpy.float64)
     columns["lex_rank"] = numpy.log1p(numpy.where(is_lexical, _strictly_above(scores[:lex_n], scores), PREPOOL))
     columns["lexical"] = numpy.array([1.0 if k < lex_n else 0.0 for k in range(n)])
-    query = " ".join(tokens_of(match_key(context.text)))
+    tokens = tokens_of(match_key(context.text))
     titles = [" ".join(c.item.title_tokens) for c in candidates]  # folded once per item (items.make_item)
-    columns["fuzzy"] = (process.cdist([query], titles, scorer=fuzz.token_set_ratio, dtype=numpy.float32)[0]
-                        .astype(numpy.float64) / 100.0) if n else numpy.zeros(0)
+    # The reference as written and, when two of its words are one word of a candidate title ("kick off" for
+    # "Quarterly all-company kickoff"), as that title writes them: the better of the two for each title, so
+    # a title that joins the words is not told apart from one that writes them apart by the spelling alone.
+    queries = [" ".join(tokens)] + _joined_queries(tokens, candidates)
+    columns["fuzzy"] = (process.cdist(queries, titles, scorer=fuzz.token_set_ratio, dtype=numpy.float32)
+                        .max(axis=0).astype(numpy.float64) / 100.0) if n else numpy.zeros(0)
     if context.time_range is not None:
         inside = numpy.array([float(c.in_range if k < lex_n else in_range(c.item, context.time_range, context.tz))
                               for k, c in enumerate(candidates)])
@@ -571,6 +575,16 @@ def feature_matrix(lexical: Sequence[ScoredCandidate], extra: Sequence[Item], co
                                       for k, c in enumerate(candidates)]) if negated else numpy.zeros(n)
     matrix = numpy.column_stack([columns[name] for name in features]) if n else numpy.zeros((0, len(features)))
     return candidates, matrix
+
+
+def _joined_queries(tokens: Sequence[str], candidates: Sequence[ScoredCandidate]) -> list[str]:
+    """The reference's words with each pair of adjacent words that is one word of a candidate's title joined
+    (matching finds those titles by it too: "check out" for "Checkout"); [] when no pair is."""
+    if len(tokens) < 2:
+        return []
+    words = {t for c in candidates for t in c.item.title_tokens}
+    return [" ".join([*tokens[:k], tokens[k] + tokens[k + 1], *tokens[k + 2:]]) for k in range(len(tokens) - 1)
+            if tokens[k] + tokens[k + 1] in words]
 
 
 # What says the words after it, to the end of its clause, are not meant ("the design review, not the agency

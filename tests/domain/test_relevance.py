@@ -636,3 +636,22 @@ def test_relevance__the_fingerprint_changes_with_the_taxonomy(tmp_path):
     one = RelevanceModel.load(_with_taxonomy(write_model(tmp_path / "a" / "m.json"), first))
     other = RelevanceModel.load(_with_taxonomy(write_model(tmp_path / "b" / "m.json"), second))
     assert one.fingerprint(None) != other.fingerprint(None)
+
+
+def test_relevance__fuzzy_reads_two_words_as_the_title_that_joins_them():
+    """"kick-off" beside "Offsite kick-off dinner" and "Quarterly all-company kickoff": token_set_ratio reads
+    the reference as written (100 for the dinner) and as the kickoff writes it ("kickoff": 100 for it too), so
+    the spelling alone does not make one of the two certain. A reference with no such pair reads as written."""
+    dinner = ScoredCandidate(item=item("d", "Offsite kick-off dinner"), score=1.2)
+    kickoff = ScoredCandidate(item=item("k", "Quarterly all-company kickoff"), score=1.1)
+    context = Context(text="kick-off", time_range=None, tz=timezone.utc)
+    _, matrix = relevance.feature_matrix((dinner, kickoff), (item("x", "Team lunch"),), context)
+    fuzzy = matrix[:, relevance.FEATURES.index("fuzzy")]
+    assert list(fuzzy[:2]) == [1.0, 1.0] and fuzzy[2] < 0.5
+    assert relevance._joined_queries(("kick", "off"), (dinner, kickoff)) == ["kickoff"]
+    assert relevance._joined_queries(("kick", "off"), (dinner,)) == []
+    alone = Context(text="kick off", time_range=None, tz=timezone.utc)
+    _, plain = relevance.feature_matrix((kickoff,), (), alone)
+    assert plain[0, relevance.FEATURES.index("fuzzy")] == 1.0  # its own title holds the joined word
+    _, without = relevance.feature_matrix((dinner,), (item("k2", "Quarterly all-company kickoff"),), alone)
+    assert without[1, relevance.FEATURES.index("fuzzy")] == 1.0  # a title only the encoder found joins them too
