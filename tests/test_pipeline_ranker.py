@@ -571,3 +571,29 @@ def test_words_first__a_threshold_outside_zero_to_one_is_refused(tmp_path, at):
 
     with pytest.raises(ModelFileError):
         first_model(tmp_path, at=float(at))
+
+
+def test_ranker__one_of_two_equal_titles_the_pool_split_is_never_resolved(tmp_path):
+    """Twins that differ in nothing but where the pool cut fell: 29 titles score higher for "water plants garden",
+    so only one "Water the plants" is among the words' best 30; a model that prefers the weakest match makes
+    that one sure. Resolving it would be an accident of the cut: the answer is a clarification (same_title).
+    The control: with the other copy titled otherwise, the same model resolves one of the two."""
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps({"name": "fixture-weakest", "variants": {"words": {
+        "features": ["lex_score"], "weights": [-30.0], "temperature": 1.0, "floor": 0.0,
+        "none": {"features": ["best_lex"], "weights": [0.0], "bias": -6.0}}}}))
+    weakest = RelevanceModel.load(path)
+    policy = Policy(weakest.scorer_name(None), weakest.fingerprint(None), threshold=0.5)
+    beds = [task(f"bed{k}", f"Water the plants in garden bed {k}") for k in range(29)]
+
+    def run_with(second_title: str):
+        items = beds + [task("twin1", "Water the plants"), task("twin2", second_title)]
+        return resolve(request=parse_request(text="water plants garden", kind="task"),
+                       calendar=MemoryCalendar(items=items), judge=Judge(), policy=policy, request_id="req_t",
+                       ranker=weakest)
+
+    twins = run_with("Water the plants")
+    assert twins.status is Status.NEEDS_CLARIFICATION
+    assert len([c for c in twins.candidates if c.uid.startswith("twin")]) == 1  # the cut split them
+    control = run_with("Water the plants by the door")
+    assert control.status is Status.OK and control.method is Method.SEMANTIC and control.item.uid.startswith("twin")

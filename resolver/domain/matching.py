@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from datetime import timezone, tzinfo
 from itertools import chain
 
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Container, Sequence
 
 from rapidfuzz import fuzz, process
 
@@ -496,15 +496,18 @@ def _special_matches(words: list[str], all_tokens: list[str], exact_in_vocabular
                         special[n][line] = (INITIALISM, covered)
     # "check out" for "Checkout": adjacent reference words written together in a title, also when another title
     # writes them apart ("kick-off" for "Quarterly all-company kickoff" beside "Offsite kick-off dinner").
-    for left in range(len(all_tokens) - 1):
+    for left in joined_pairs(all_tokens, vocabulary):
         joined = all_tokens[left] + all_tokens[left + 1]
-        if joined not in vocabulary:
-            continue
         for n, word in enumerate(words):
             if word in (all_tokens[left], all_tokens[left + 1]):
                 special[n].update({line: (COMPOUND, frozenset((joined,)))
                                    for line in _titles_with(joined, index)})
     return special
+
+
+def joined_pairs(tokens: Sequence[str], words: Container[str]) -> list[int]:
+    """The positions k at which tokens[k] + tokens[k + 1] is one of `words`: two words a title writes as one."""
+    return [k for k in range(len(tokens) - 1) if tokens[k] + tokens[k + 1] in words]
 
 
 def _titles_with(token: str, index: TitleIndex) -> list[int]:

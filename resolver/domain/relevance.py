@@ -580,11 +580,12 @@ def feature_matrix(lexical: Sequence[ScoredCandidate], extra: Sequence[Item], co
 def _joined_queries(tokens: Sequence[str], candidates: Sequence[ScoredCandidate]) -> list[str]:
     """The reference's words with each pair of adjacent words that is one word of a candidate's title joined
     (matching finds those titles by it too: "check out" for "Checkout"); [] when no pair is."""
+    from resolver.domain.matching import joined_pairs
+
     if len(tokens) < 2:
         return []
     words = {t for c in candidates for t in c.item.title_tokens}
-    return [" ".join([*tokens[:k], tokens[k] + tokens[k + 1], *tokens[k + 2:]]) for k in range(len(tokens) - 1)
-            if tokens[k] + tokens[k + 1] in words]
+    return [" ".join([*tokens[:k], tokens[k] + tokens[k + 1], *tokens[k + 2:]]) for k in joined_pairs(tokens, words)]
 
 
 # What says the words after it, to the end of its clause, are not meant ("the design review, not the agency
