@@ -718,27 +718,25 @@ def signal_cosines(text: str, items: Sequence[Item], index: TitleIndex, memo: Ma
     if found is None or found.reference is None:
         return None
     # The live titles' matrix holds every live candidate; a closed one (FetchResult.closed) words found is
-    # encoded here, within the encoder's share of the deadline, and remembered as titles are.
-    unencoded = list(dict.fromkeys(c.item.title for c in lexical if memo.vectors.row(c.item.title, encoder.name)
-                                   is None))
-    if unencoded and memo.vectors.rows(unencoded, encoder, expired=encoding_expired()) is None:
+    # encoded here, within the encoder's share of the deadline, and remembered as titles are. One lookup and
+    # one product for every candidate: a row and a product per candidate cost more than the rest of it.
+    near_items = [items[p] for p in found.positions]
+    compared = [c.item for c in lexical] + (near_items if centroid is not None else [])
+    rows = memo.vectors.rows([item.title for item in compared], encoder, expired=encoding_expired())
+    if rows is None:
         return None
     # Positions index `items`, this request's: the memo's index may be another sequence with the same titles
     # in the same order (another collection of the account), whose Items are not this request's.
-    cosines = {items[p].item_id: s for p, s in zip(found.positions, found.similarities)}
-    nearest_ids = tuple(items[p].item_id for p in found.positions)
-    for candidate in lexical:
-        item_id = candidate.item.item_id
-        if item_id not in cosines:
-            row = memo.vectors.row(candidate.item.title, encoder.name)
-            cosines[item_id] = 0.0 if row is None else round(float(row @ found.reference), 4)
+    cosines = {item.item_id: s for item, s in zip(near_items, found.similarities)}
+    nearest_ids = tuple(item.item_id for item in near_items)
+    if lexical:
+        for candidate, similarity in zip(lexical, (rows[:len(lexical)] @ found.reference).tolist()):
+            cosines.setdefault(candidate.item.item_id, round(similarity, 4))
     lexical_ids = {c.item.item_id for c in lexical}
-    extra = tuple(items[p] for p in found.positions if items[p].item_id not in lexical_ids)
+    extra = tuple(item for item in near_items if item.item_id not in lexical_ids)
     hubness = {}
-    if centroid is not None:
-        for item in list(items[p] for p in found.positions) + [c.item for c in lexical]:
-            row = memo.vectors.row(item.title, encoder.name)
-            hubness[item.item_id] = 0.0 if row is None else round(float(row @ centroid), 4)
+    if centroid is not None and compared:
+        hubness = {item.item_id: round(h, 4) for item, h in zip(compared, (rows @ centroid).tolist())}
     return extra, cosines, nearest_ids, hubness
 
 

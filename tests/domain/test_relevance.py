@@ -312,6 +312,31 @@ def test_relevance__only_a_model_that_reads_the_words_has_them_encoded(tmp_path)
         assert {by_uid[i]: round(v, 4) for i, v in found.context.left_cosines.items()} == expected
 
 
+def test_relevance__every_candidate_has_its_cosine_and_hubness_a_closed_one_encoded_then():
+    """A title words found outside the encoder's nearest, and a closed item's (not among the live titles the
+    matrix holds), have their cosine with the reference and with the centroid as the nearest titles do."""
+    import numpy
+
+    from resolver.domain.matching import MatchingMemo, ScoredCandidate as Scored, build_pool
+
+    items = [item("r", "Zara piano recital"), item("p", "Call the plumber")]
+    done = item("c", "Zara cello recital")
+    # The plumber is near by the encoder alone (no word in common); the others are found by words.
+    vectors = {"Zara piano recital": (1, 0, 0), "Call the plumber": (0, 0.6, 0.8), "Zara cello recital": (0.6, 0.8, 0),
+               "zara recital": (0.8, 0, 0.6)}
+    encoder, memo = WordVectors(vectors), MatchingMemo()
+    pool = build_pool("zara recital", items, limit=30, memo=memo)
+    lexical = pool.candidates + (Scored(item=done, score=0.5),)
+    centroid = numpy.array([0.0, 1.0, 0.0], dtype=numpy.float32)
+    found = relevance.gather("zara recital", items, lexical=lexical, matched=pool.matched, time_range=None,
+                             tz=timezone.utc, memo=memo, encoder=encoder, language="english", centroid=centroid)
+    by_uid = {i.item_id: i.uid for i in items + [done]}
+    assert {by_uid[i]: v for i, v in found.context.cosines.items()} == {"r": 0.8, "p": 0.48, "c": 0.48}
+    assert {by_uid[i]: v for i, v in found.context.hubness.items()} == {"r": 0.0, "p": 0.6, "c": 0.8}
+    assert [by_uid[i.item_id] for i in found.extra] == ["p"]
+    assert "Zara cello recital" in encoder.texts  # the closed title, encoded for this request
+
+
 def test_relevance__a_name_left_over_where_the_title_has_another_is_a_name_swap():
     """"send Yann the photos" for "Send Élodie the photos": a word no dictionary knows on each side."""
     dictionary = {"send", "photos", "tennis", "grandpa", "grandma", "card"}
