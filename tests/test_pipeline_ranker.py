@@ -55,8 +55,8 @@ class Judge:
 class Policy:
     """Approves one threshold, for one model and fingerprint only."""
 
-    def __init__(self, model: str, fingerprint: str, threshold: float) -> None:
-        self.rule = jdg.ThresholdRule(threshold=threshold, margin=0.1, approved_id=7)
+    def __init__(self, model: str, fingerprint: str, threshold: float, margin: float = 0.1) -> None:
+        self.rule = jdg.ThresholdRule(threshold=threshold, margin=margin, approved_id=7)
         self.key = (model, fingerprint)
         self.asked: list[tuple[str, str]] = []
 
@@ -478,17 +478,17 @@ class CountingHashes:
         return self.inner.encode(texts)
 
 
-def first_model(tmp_path: Path, *, at: float | None = 0.9) -> RelevanceModel:
+def first_model(tmp_path: Path, *, at: float | None = 0.9, floor: float = 0.3, weight: float = 6.0) -> RelevanceModel:
     """The fixture model's words alone variant, a signal variant that also reads the cosine, and (unless `at`
     is None) the words first variant: the same weights, sharper, and surer that something is meant (P(none)'s
     bias 1 instead of 3), answering at `at`."""
-    words = {"features": ["lex_score"], "weights": [6.0], "temperature": 1.0, "floor": 0.3,
+    words = {"features": ["lex_score"], "weights": [weight], "temperature": 1.0, "floor": floor,
              "none": {"features": ["best_lex"], "weights": [-6.0], "bias": 3.0}}
-    variants = {"words": words, "signal": {**words, "features": ["lex_score", "cosine"], "weights": [6.0, 1.0]}}
+    variants = {"words": words, "signal": {**words, "features": ["lex_score", "cosine"], "weights": [weight, 1.0]}}
     if at is not None:
         variants["words_first"] = {**words, "temperature": 0.5, "words_first": at,
                                    "none": {"features": ["best_lex"], "weights": [-6.0], "bias": 1.0}}
-    path = tmp_path / f"first-{at}.json"
+    path = tmp_path / f"first-{at}-{floor}-{weight}.json"
     path.write_text(json.dumps({"name": "fixture-first", "variants": variants}))
     return RelevanceModel.load(path)
 
@@ -563,6 +563,32 @@ def test_words_first__a_model_without_the_variant_always_encodes(tmp_path):
 
 def test_words_first__the_fingerprint_changes_with_its_threshold(tmp_path):
     assert first_model(tmp_path, at=0.9).fingerprint("e") != first_model(tmp_path, at=0.8).fingerprint("e")
+
+
+@pytest.mark.parametrize("many", [29, 40])
+def test_words_first__a_pool_crowded_with_titles_holding_every_word_skips_the_encoder_and_never_resolves(
+        tmp_path, many):
+    """40 titles hold "dentist": the words' best 30 all hold it, and the words first variant is not sure of one
+    ("Dentist visit" leads, at 0.91, under the variant's 0.99). Its order is the answer without the encoder (as the fusion rule skipped it
+    for a full pool of strong word matches), a clarification even under an approved threshold and margin of 0:
+    no certificate covers it. With 29 the pool is not full, the encoder weighs them, and the same threshold
+    resolves the model's first."""
+    from resolver.domain.relevance import PREPOOL
+
+    model, encoder = first_model(tmp_path, floor=0.001, weight=15.0, at=0.99), CountingHashes()
+    items = [task("short", "Dentist visit")] + [task(f"d{n}", f"Dentists visits, kids {n} of {many}")
+                                                for n in range(many - 1)]
+    policy = Policy(model.scorer_name(encoder.name), model.fingerprint(encoder.name), threshold=0.0, margin=0.0)
+    outcome = resolve(request=parse_request(text="dentist", kind="task"), calendar=MemoryCalendar(items=items),
+                      judge=Judge(), policy=policy, request_id="req_c", ranker=model, semantic=encoder)
+    if many >= PREPOOL:
+        assert encoder.calls == 0 and outcome.status is Status.NEEDS_CLARIFICATION
+        assert outcome.candidates[0].uid == "short" and outcome.reason is not Reason.NO_CANDIDATES
+        assert outcome.question.retrieval == model.retrieval(encoder.name)
+        assert any(w.code == "candidate_narrowed" for w in outcome.warnings)
+    else:
+        assert encoder.calls > 0 and outcome.status is Status.OK and outcome.method is Method.SEMANTIC
+        assert outcome.item.uid == "short"
 
 
 @pytest.mark.parametrize("at", [0, -0.5, 1.5, "NaN"])

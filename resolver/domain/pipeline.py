@@ -366,7 +366,8 @@ def _words_first(ranker: relevance.RelevanceModel, text: str, run: _Run, *, lexi
                  time_range: TimeRange | None, language: str, unknown: float, semantic: Encoder | None,
                  max_candidates: int, closed: frozenset[str]) -> Pool | None:
     """The model's pool without the encoder, when a live title holds every word of the reference and the words
-    first variant is as sure as the model file says (`RelevanceModel.words_first`); else None: encode.
+    first variant is as sure as the model file says (`RelevanceModel.words_first`), or the pool is crowded with
+    such titles (its order then never resolved on: `RelevanceModel.first_answer`); else None: encode.
 
     On the calibration split such answers never put a worse first than the encoder's variant, and never offer a
     reference to nothing what it answers with nothing (docs/retrieval.md, "Words first"). They are the model's
@@ -409,7 +410,8 @@ def _scored_pool(ranker: relevance.RelevanceModel, gathered: relevance.Gathered,
                 scored=relevance.PoolScore(scorer=ranker.scorer_name(named_for or encoder_name),
                                            fingerprint=ranker.fingerprint(named_for or encoder_name),
                                            retrieval=ranker.retrieval(named_for or encoder_name),
-                                           probabilities=scored.probabilities, none=scored.none))
+                                           probabilities=scored.probabilities, none=scored.none,
+                                           crowded=scored.crowded))
 
 
 def _judged(run: _Run, pool: Pool, candidates: tuple[Item, ...], occurrences: dict[str, Occurrence], *,
@@ -479,7 +481,10 @@ def ranker_judgment(scored: Any) -> jdg.Judgment:
 def _ranker_resolved(run: _Run, pool: Pool, candidates: tuple[Item, ...], occurrences: dict[str, Occurrence],
                      question: jdg.Question, numbering: dict[int, str],
                      policy: ThresholdPolicy, time_range: TimeRange | None = None) -> Outcome | None:
-    """The model's top candidate when a certified, approved threshold for this model authorises it; else None."""
+    """The model's top candidate when a certified, approved threshold for this model authorises it; else None
+    (always for a crowded pool's order: `relevance.Scored.crowded`)."""
+    if pool.scored.crowded:
+        return None
     judgment = ranker_judgment(pool.scored)
     rule = policy.find(question=jdg.QUESTION_ID, model=judgment.model, fingerprint=judgment.fingerprint)
     decision = _untwinned(run, jdg.decide(judgment, rule), candidates, time_range)

@@ -38,7 +38,7 @@ import hashlib
 import json
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
@@ -194,6 +194,9 @@ class Scored:
     # A closed item (never offered) more probable than every live candidate, and probable enough to have been
     # offered first were it live: the reference names it, and nothing live is offered.
     closed_top: Any = None
+    # The WORDS_FIRST variant's answer for a crowded pool it is not sure of (`first_answer`): no certificate
+    # covers it, so nothing resolves on its probability; its order is the clarification's.
+    crowded: bool = False
 
 
 @dataclass(frozen=True)
@@ -206,6 +209,7 @@ class PoolScore:
     retrieval: str  # what the judge's fingerprint names (RelevanceModel.retrieval)
     probabilities: tuple[float, ...]
     none: float
+    crowded: bool = False  # Scored.crowded: the model's order, never its answer
 
 
 @dataclass(frozen=True, eq=False)
@@ -317,12 +321,20 @@ class RelevanceModel:
 
     def first_answer(self, gathered: Gathered, *, limit: int, closed: frozenset[str] = frozenset()) -> Scored | None:
         """The WORDS_FIRST variant's answer for a pool gathered without the encoder, when its most probable
-        candidate reaches `words_first`; None otherwise (no such variant, not that sure, or a closed item
-        first): the encoder is to be asked."""
+        candidate reaches `words_first`, or when the pool is `crowded` (marked so: never resolved on); None
+        otherwise (no such variant, or not that sure): the encoder is to be asked.
+
+        A crowded pool holds more titles with every word of the reference than the pool has room for: the
+        words already cut what the encoder would weigh, and the encoder's call is most of a warm request's cost
+        (the fusion rule skipped it for a full pool of strong word matches). No labelled reference reaches it
+        (the most titles holding every word where the variant is unsure: 5), so no certificate covers its
+        answer, which is a clarification in the variant's order."""
         if self.words_first is None:
             return None
         scored = self.rank(gathered, limit=limit, closed=closed, words_first=True)
-        return scored if scored.probabilities and scored.probabilities[0] >= self.words_first else None
+        if scored.probabilities and scored.probabilities[0] >= self.words_first:
+            return scored
+        return replace(scored, crowded=True) if crowded(gathered.lexical, closed) else None
 
     def rank(self, gathered: Gathered, *, limit: int, closed: frozenset[str] = frozenset(),
              words_first: bool = False) -> Scored:
@@ -890,6 +902,13 @@ def holds_every_word(lexical: Sequence[ScoredCandidate], closed: frozenset[str] 
     """A live title (not one of the `closed` item IDs) holds every word of the reference: only then is the
     WORDS_FIRST variant asked (`RelevanceModel.first_answer`)."""
     return any(c.unmatched == 0 for c in lexical if c.item.item_id not in closed)
+
+
+def crowded(lexical: Sequence[ScoredCandidate], closed: frozenset[str] = frozenset()) -> bool:
+    """The pool is full (PREPOOL candidates) and every live title in it holds every word of the reference: more
+    such titles may be left out than the pool holds (`RelevanceModel.first_answer`)."""
+    live = [c for c in lexical if c.item.item_id not in closed]
+    return len(lexical) >= PREPOOL and bool(live) and all(c.unmatched == 0 for c in live)
 
 
 def kin_of(text: str, lexical: Sequence[ScoredCandidate], taxonomy: Taxonomy,
