@@ -105,14 +105,17 @@ class TitleVectors:
                   expired: Callable[[], bool]) -> np.ndarray | None:
         import numpy
 
+        unique = dict.fromkeys(titles)
         found: dict[str, np.ndarray] = {}
         with self._lock:
-            for title in dict.fromkeys(titles):
-                row = self._rows.get((title, model))
+            known = self._rows
+            for title in unique:
+                key = (title, model)
+                row = known.get(key)
                 if row is not None:
-                    self._rows.move_to_end((title, model))
+                    known.move_to_end(key)
                     found[title] = row
-        missing = [t for t in dict.fromkeys(titles) if t not in found]
+        missing = [t for t in unique if t not in found] if len(found) < len(unique) else []
         if any(not t.strip() for t in missing):
             # An untitled item has no meaning to be near: a zero row, never above the floor.
             blank = [t for t in missing if not t.strip()]
@@ -125,7 +128,10 @@ class TitleVectors:
             fresh = encoder.encode(batch)
             found.update(zip(batch, fresh))
             self.remember(batch, fresh, model)
-        return numpy.stack([found[t] for t in titles]) if titles else numpy.zeros((0, 0), dtype=numpy.float32)
+        # numpy.array over equal rows is numpy.stack's result at a third of its cost (a warm request asks for
+        # about a hundred rows).
+        return numpy.array([found[t] for t in titles]) if titles \
+            else numpy.zeros((0, 0), dtype=numpy.float32)
 
 
 def _batches(titles: list[str]) -> Iterator[list[str]]:
