@@ -14,7 +14,9 @@ fusion rule's reference by reference, the two run alternately in one loop
 (`--runs` pairs at 5,000 titles): each reference's two medians and their
 difference, the fairest comparison on a shared machine. The fusion rule
 skips the encoder when a full pool of strong word matches leaves no room;
-the model always encodes, so those references show the encoder's whole cost.
+the model skips it when its words first variant is sure, or the pool is
+crowded with titles holding every word ("dentist"; docs/retrieval.md,
+"Tenth round"), and otherwise encodes.
 
 `--semantic` measures the same with the semantic signal on (issue 29), in
 wall time and in this process's CPU time (`cpu ...`): the
