@@ -591,6 +591,17 @@ def test_words_first__a_pool_crowded_with_titles_holding_every_word_skips_the_en
         assert outcome.item.uid == "short"
 
 
+def test_words_first__a_crowded_pool_of_a_reference_naming_a_time_asks_the_encoder(tmp_path):
+    """"dentist tomorrow" over 40 titles holding "dentist": the time tells them apart, so the pool is not crowded:
+    the encoder's variant weighs them, as without the rule, and a certificate for it may resolve."""
+    model, encoder = first_model(tmp_path, floor=0.001, weight=15.0, at=0.99), CountingHashes()
+    items = [task("short", "Dentist visit")] + [task(f"d{n}", f"Dentists visits, kids {n} of 40") for n in range(39)]
+    outcome = resolve(request=parse_request(text="dentist tomorrow", kind="task"),
+                      calendar=MemoryCalendar(items=items), judge=Judge(), policy=NoThresholds(), request_id="req_t",
+                      ranker=model, semantic=encoder)
+    assert encoder.calls > 0 and outcome.candidates
+
+
 @pytest.mark.parametrize("at", [0, -0.5, 1.5, "NaN"])
 def test_words_first__a_threshold_outside_zero_to_one_is_refused(tmp_path, at):
     from resolver.domain.relevance import ModelFileError

@@ -324,9 +324,9 @@ class RelevanceModel:
         candidate reaches `words_first`, or when the pool is `crowded` (marked so: never resolved on); None
         otherwise (no such variant, or not that sure): the encoder is to be asked.
 
-        A crowded pool holds more titles with every word of the reference than the pool has room for: the
-        words already cut what the encoder would weigh, and the encoder's call is most of a warm request's cost
-        (the fusion rule skipped it for a full pool of strong word matches). No labelled reference reaches it
+        A crowded pool (of a reference that names no time) holds more titles with every word of the reference
+        than the pool has room for: the words already cut what the encoder would weigh, and the encoder's call
+        is most of a warm request's cost (the fusion rule skipped it for a full pool of strong word matches). No labelled reference reaches it
         (the most titles holding every word where the variant is unsure: 5), so no certificate covers its
         answer, which is a clarification in the variant's order."""
         if self.words_first is None:
@@ -334,7 +334,11 @@ class RelevanceModel:
         scored = self.rank(gathered, limit=limit, closed=closed, words_first=True)
         if scored.probabilities and scored.probabilities[0] >= self.words_first:
             return scored
-        return replace(scored, crowded=True) if crowded(gathered.lexical, closed) else None
+        # A reference that names a time is not crowded: the time tells such titles apart, and the encoder's
+        # variant, which a certificate covers, may resolve the one in it.
+        if gathered.context.time_range is None and crowded(gathered.lexical, closed):
+            return replace(scored, crowded=True)
+        return None
 
     def rank(self, gathered: Gathered, *, limit: int, closed: frozenset[str] = frozenset(),
              words_first: bool = False) -> Scored:
