@@ -34,11 +34,13 @@ def test_two_servers__the_rounds_of_one_elicitation_on_different_servers(deploym
                               input_responses={"pick": {"action": "accept", "content": {"item_id": options[1]["const"]}}},
                               request_state=first["requestState"]).json()["result"]
             rounds = balancer.chosen[chosen_before:]
-            logs = {port: [line for line in server.log_lines() if line.get("route") == "mcp"]
-                    for port, server in zip(ports, servers)}
         finally:
             for server in servers:
                 server.stop()
+    # Read once both have stopped (gracefully: in-flight work finishes): a worker may write a request's line just
+    # after the client has its answer, so a read right after the retry could miss the second server's line.
+    logs = {port: [line for line in server.log_lines() if line.get("route") == "mcp"]
+            for port, server in zip(ports, servers)}
     assert len(rounds) == 2 and rounds[0] != rounds[1]
     assert [line["envelope_status"] for line in logs[rounds[0]]] == ["needs_clarification"]
     assert [line["envelope_status"] for line in logs[rounds[1]]] == ["ok"]
