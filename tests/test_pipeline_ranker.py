@@ -569,9 +569,9 @@ def test_words_first__the_fingerprint_changes_with_its_threshold(tmp_path):
 def test_words_first__a_pool_crowded_with_titles_holding_every_word_skips_the_encoder_and_never_resolves(
         tmp_path, many):
     """40 titles hold "dentist": the words' best 30 all hold it, and the words first variant is not sure of one
-    ("Dentist visit" leads, at 0.91, under the variant's 0.99). Its order is the answer without the encoder (as the fusion rule skipped it
-    for a full pool of strong word matches), a clarification even under an approved threshold and margin of 0:
-    no certificate covers it. With 29 the pool is not full, the encoder weighs them, and the same threshold
+    ("Dentist visit" leads, at 0.91, under the variant's 0.99). Its order is the answer without the encoder (as
+    the fusion rule skipped it for a full pool of strong word matches), a clarification even under an approved
+    threshold and margin of 0: no certificate covers it. With 29 the pool is not full, the encoder weighs them, and the same threshold
     resolves the model's first."""
     from resolver.domain.relevance import PREPOOL
 

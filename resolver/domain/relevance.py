@@ -326,9 +326,9 @@ class RelevanceModel:
 
         A crowded pool (of a reference that names no time) holds more titles with every word of the reference
         than the pool has room for: the words already cut what the encoder would weigh, and the encoder's call
-        is most of a warm request's cost (the fusion rule skipped it for a full pool of strong word matches). No labelled reference reaches it
-        (the most titles holding every word where the variant is unsure: 5), so no certificate covers its
-        answer, which is a clarification in the variant's order."""
+        is most of a warm request's cost (the fusion rule skipped it for a full pool of strong word matches).
+        No labelled reference reaches it (the most titles holding every word where the variant is unsure: 5),
+        so no certificate covers its answer, which is a clarification in the variant's order."""
         if self.words_first is None:
             return None
         scored = self.rank(gathered, limit=limit, closed=closed, words_first=True)
