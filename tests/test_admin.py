@@ -131,6 +131,27 @@ def test_approve__a_mixed_selection_approves_only_the_current_rows() -> None:
     assert sorted(level for level, _ in messages_of(response)) == ["error", "success"]
 
 
+def test_approve__the_rankers_certificate_for_the_deployed_model_and_not_another() -> None:
+    """Issue 37: the built-in ranker's proposal is approved in the admin as a judge's is, by the deployed model's
+    fingerprint (the model file and the encoder it reads); a proposal for another model file is refused."""
+    from resolver import rankers
+
+    deployed = rankers.current_fingerprint()
+    assert deployed is not None
+    current = make_threshold(backend="ranker", model="relevance-cl-1", fingerprint=deployed,
+                             probability_source="model", threshold=0.98)
+    other = make_threshold(backend="ranker", model="relevance-cl-1", fingerprint="e" * 64,
+                           probability_source="model", threshold=0.98)
+    user = staff_user()
+    response = run_action(client_for(user), "approve_and_activate", current, other)
+    current.refresh_from_db()
+    other.refresh_from_db()
+    assert (current.active, current.approved_by) == (True, user)
+    assert (other.active, other.approved_by) == (False, None)
+    [error] = [text for level, text in messages_of(response) if level == "error"]
+    assert f"#{other.pk}" in error and "fingerprint" in error
+
+
 def test_approve__needs_the_change_permission() -> None:
     row = make_threshold()
     run_action(client_for(staff_user("viewer", perms=("view",))), "approve_and_activate", row)

@@ -180,15 +180,38 @@ def test_doors__the_page_names_a_done_item_read_again_and_escaped(memory):
     assert "Your reference names" not in client.get(location).content.decode()
 
 
-def test_doors__a_weak_word_match_is_not_offered(memory):
-    """'call' is in 'Call the plumber', but the model gives it 0.25: under the floor, not offered."""
-    assert _api("call mum about the weekend")["data"]["reason"] == "no_candidates"
+WEAK = "call mum about the weekend"
 
 
-def test_doors__without_an_approved_threshold_a_clarification(memory):
-    body = _api("the dentist")
-    assert (body["status"], body["data"]["reason"]) == ("needs_clarification", "single_candidate")
-    assert [c["uid"] for c in body["data"]["candidates"]] == ["dentist"]
+def test_doors__a_weak_word_match_is_not_offered_everywhere(memory):
+    """'call' is in 'Call the plumber', so the model weighs it (unlike NOTHING, which no word finds), and gives
+    it 0.25: under the floor, not offered, through every door."""
+    api = _api(WEAK)
+    assert (api["data"]["reason"], api["data"]["candidates"]) == ("no_candidates", [])
+    assert api["data"]["questions"][0]["prompt"].startswith("Nothing in your calendars matches this reference.")
+    code, envelope = _command(WEAK)
+    assert (code, envelope["data"]["reason"], envelope["data"]["candidates"]) == (3, "no_candidates", [])
+    mcp = _mcp(WEAK)
+    assert (mcp["data"]["reason"], mcp["data"]["candidates"]) == ("no_candidates", [])
+    page = _page(WEAK)
+    assert "Nothing in your calendars matches your reference." in page and 'name="item_id"' not in page
+    assert "Call the plumber" not in page
+
+
+@pytest.mark.django_db(transaction=True)  # the MCP door reads the thresholds from its worker thread
+def test_doors__without_an_approved_threshold_a_clarification_everywhere(memory):
+    def check(envelope: dict) -> None:
+        assert (envelope["status"], envelope["data"]["reason"]) == ("needs_clarification", "single_candidate")
+        assert [c["uid"] for c in envelope["data"]["candidates"]] == ["dentist"]
+        assert envelope["data"]["method"] is None and envelope["data"]["judgment_provenance"] is None
+
+    check(_api("the dentist"))
+    code, envelope = _command("the dentist")
+    assert code == 3
+    check(envelope)
+    check(_mcp("the dentist"))
+    page = _page("the dentist")
+    assert 'name="item_id"' in page and "Dentist appointment" in page and "Item found" not in page
 
 
 @pytest.mark.django_db(transaction=True)  # the MCP door reads the thresholds from its worker thread
@@ -202,13 +225,21 @@ def test_doors__an_approved_threshold_resolves_with_provenance_everywhere(approv
         assert provenance["threshold"] == 0.6 and provenance["threshold_id"] == approved.pk
         assert provenance["probability"] >= 0.6 > provenance["runner_up_probability"]
 
-    check(_api("the dentist"))
+    api = _api("the dentist")
+    check(api)
     code, envelope = _command("the dentist")
     assert code == 0
     check(envelope)
     check(_mcp("the dentist"))
     page = _page("the dentist")
     assert "/demo/personal/dentist.ics" in page and 'name="item_id"' not in page
+    # The page names what chose it and what allowed it, as the envelope's provenance does.
+    assert 'data-method="semantic">The built-in ranker chose it' in page and "The judge chose it" not in page
+    probability = api["data"]["judgment_provenance"]["probability"]
+    assert f'<span data-field="probability">{probability:.3f}</span>' in page
+    assert '<span data-field="threshold">0.600</span>' in page
+    assert f'<span data-field="threshold_id">#{approved.pk}</span>' in page
+    assert f'<code data-field="model">{approved.model}</code>' in page
 
 
 def test_doors__a_threshold_for_another_model_file_does_not_apply(approved, settings, tmp_path):

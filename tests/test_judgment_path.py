@@ -144,6 +144,21 @@ def test_approved_threshold_resolves_semantically(api, jev):
     assert body["data"]["judgment_provenance"]["model"] == DEFAULT_MODEL
 
 
+def test_approved_threshold_the_page_names_the_judge_and_what_allowed_it(api, jev):
+    """The page door: a judge's resolution says a judge chose it, at what probability, under which approval."""
+    from django.test import Client
+
+    row = approve(0.8)
+    jev.push(decisive(1, p=0.95))
+    client = Client()
+    client.force_login(get_user_model().objects.get(username="agent"))
+    page = client.post("/resolve/", {"text": "portfolio", "kind": "task", "collections": ""}).content.decode()
+    assert 'data-method="semantic">The judge chose it, with a confidence approved for this question.' in page
+    assert '<span data-field="probability">0.950</span>' in page
+    assert '<span data-field="threshold">0.800</span>' in page and f"#{row.pk}</span>" in page
+    assert f'<code data-field="model">{DEFAULT_MODEL}</code>' in page
+
+
 @pytest.mark.parametrize("setup, behaviour", [
     (lambda: approve(0.8, model="jev-other-2.0"), decisive(1, p=0.95)),          # wrong model
     (lambda: approve(0.8, fingerprint="0" * 64), decisive(1, p=0.95)),            # wrong fingerprint

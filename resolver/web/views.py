@@ -29,6 +29,7 @@ from resolver.domain.errors import (
     NotACandidate, OccurrenceGone, ResolverError, Throttled,
 )
 from resolver.domain.items import Item, Method
+from resolver.domain.judgment import RANKER_BACKEND, Judgment
 from resolver.domain.pipeline import Outcome, Status
 from resolver.envelope import item_dict
 from resolver.readable import When, item_when, readable_date
@@ -239,11 +240,35 @@ def _confirmation(request: HttpRequest, outcome: Outcome) -> HttpResponse:
     context = {
         "item": outcome.item, "when": _label(item_when(outcome.item)),
         "method": outcome.method.value if outcome.method else None,
-        "how": HOW_FOUND.get(outcome.method) if outcome.method else None,
+        "how": _how_found(outcome),
+        "confidence": _confidence(outcome),
         "occurrence": occurrence,
         "occurrence_start": readable_date(occurrence["start"]) if occurrence else None,
     }
     return render(request, "resolver/confirmation.html", context)
+
+
+def _how_found(outcome: Outcome) -> str | None:
+    if outcome.method is None:
+        return None
+    if outcome.method is Method.SEMANTIC and isinstance(outcome.judgment, Judgment) \
+            and outcome.judgment.backend == RANKER_BACKEND:
+        return HOW_RANKED
+    return HOW_FOUND.get(outcome.method)
+
+
+def _confidence(outcome: Outcome) -> dict[str, Any] | None:
+    """What allowed a resolution on confidence, as the envelope's provenance says it: the probability, the
+    runner-up's, and the approved threshold. None for any other method."""
+    if outcome.method is not Method.SEMANTIC:
+        return None
+    provenance = services.provenance_of(outcome)
+    if provenance is None or provenance.get("threshold") is None:
+        return None
+    return {"probability": f"{provenance['probability']:.3f}",
+            "runner_up": f"{provenance['runner_up_probability']:.3f}",
+            "threshold": f"{provenance['threshold']:.3f}", "threshold_id": provenance["threshold_id"],
+            "model": provenance["model"]}
 
 
 def _label(found: When | None) -> tuple[str, str] | None:
@@ -257,6 +282,8 @@ HOW_FOUND = {
     Method.DETERMINISTIC: "Its ID or exact title matched",
     Method.SEMANTIC: "The judge chose it, with a confidence approved for this question",
 }
+# The built-in relevance model, not a judge, when it resolved under its approved certificate.
+HOW_RANKED = "The built-in ranker chose it, with a confidence staff approved for it"
 
 
 def _calendar_down(request: HttpRequest, *, retry: str) -> HttpResponse:

@@ -19,6 +19,7 @@ delta 0.05, margin 0.1:
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 from dataclasses import dataclass, field
 from io import StringIO
@@ -245,6 +246,38 @@ def test_command__ranker_certifies_and_proposes(designed, tmp_path: Path, monkey
     code, _, stderr = run("--judge", "ranker", "--cases", str(root), "--out", str(tmp_path / "out"), "--propose")
     assert code == 0 and ApprovedThreshold.objects.count() == 1
     assert "an identical proposal is already stored" in stderr
+
+
+@dataclass
+class NoMatchScorer(TableScorer):
+    """Says "no_match" at 0.5 to every case: what each case was, without a model."""
+
+    def score(self, case: Case | CalendarCase) -> CaseOutcome:
+        self.seen.append(case)
+        return CaseOutcome(case_id=case.id, expected=case.expected, top_option="no_match", top_probability=0.5,
+                           runner_up_probability=0.0)
+
+
+def test_command__the_ranker_reads_the_shipped_cases_without_cases(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 37: any host can earn the ranker's certificate without files of its own: with no --cases the
+    command reads the calibration set the package ships (resolver/evaluation/data/reference_match/)."""
+    from resolver.evaluation.cases import RANKER_CASES_PATH
+
+    shipped = [json.loads(line)["id"] for name in ("a", "b")
+               for line in (RANKER_CASES_PATH / name / "references.jsonl").read_text(encoding="utf-8").splitlines()
+               if line.strip()]
+    assert len(shipped) > 1000
+    reports = {}
+    for label, extra in (("default", ()), ("named", ("--cases", str(RANKER_CASES_PATH)))):
+        scorer = NoMatchScorer({})
+        monkeypatch.setattr(ranking, "build_scorer", lambda scorer=scorer: scorer)
+        code, _, stderr = run("--judge", "ranker", *extra, "--out", str(tmp_path / label))
+        assert code == 0, stderr
+        assert sorted(case.id for case in scorer.seen) == sorted(shipped)
+        assert f"{len(shipped)} cases scored by table scorer." in stderr
+        reports[label] = read_report(tmp_path / label)["meta"]
+    assert reports["default"]["cases_digest"] == reports["named"]["cases_digest"]
 
 
 @pytest.mark.django_db

@@ -18,6 +18,7 @@ from drf_spectacular.generators import SchemaGenerator
 from resolver.openapi import ResolveInputSerializer
 from resolver.mcp import schemas
 from tests.mcp.conftest import ROOT, SITE_URL, McpEnvironment
+from tests.support import ranker_approval
 from tests.support.calendars import DAY, NOW, weekly_sync_start
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
@@ -186,6 +187,32 @@ def test_resolve__empty_pool_asks_nobody(mcp_env, era):
     assert envelope["data"]["candidates"] == []
     assert envelope["data"]["reason"] == "no_candidates"
     assert person.asked == []
+
+
+def test_ranker__an_approved_threshold_resolves_with_provenance_until_withdrawn(mcp_env):
+    """Issue 37 over stdio: without an approved threshold the model's pick is a clarification; proposed,
+    approved by `manage.py thresholds approve`, the same reference resolves with method "semantic" and the
+    provenance that allowed it; deactivated, it is a clarification again."""
+    reference = {"text": "the dentist", "kind": "event"}
+    before = envelope_of(mcp_env.call(reference))
+    assert (before["status"], before["data"]["reason"]) == ("needs_clarification", "single_candidate")
+    assert [c["uid"] for c in before["data"]["candidates"]] == ["e-dentist"]
+    assert before["data"]["judgment_provenance"] is None
+    threshold = 0.5  # the one dentist appointment is the model's clear pick here (tests/test_doors_relevance.py)
+    pk = ranker_approval.propose(mcp_env.env, threshold)
+    assert envelope_of(mcp_env.call(reference))["status"] == "needs_clarification"  # proposed is not approved
+    ranker_approval.approve(mcp_env.env, pk)
+    try:
+        resolved = envelope_of(mcp_env.call(reference))
+    finally:
+        ranker_approval.deactivate(mcp_env.env, pk)
+    assert resolved["status"] == "ok" and resolved["data"]["uid"] == "e-dentist"
+    assert resolved["data"]["method"] == "semantic"
+    provenance = resolved["data"]["judgment_provenance"]
+    assert provenance["backend"] == "ranker" and provenance["threshold_id"] == pk
+    assert provenance["threshold"] == threshold and provenance["probability"] >= threshold
+    assert provenance["runner_up_probability"] < threshold <= provenance["probability"]
+    assert envelope_of(mcp_env.call(reference))["status"] == "needs_clarification"
 
 
 def test_resolve__time_zone_reaches_the_service(mcp_env):
