@@ -7,7 +7,9 @@ bench/data/time_languages.py; clock Monday 2027-01-11 09:00 Europe/Berlin):
 per language and split, how many phrases each reader reads as the expected
 day (the first day of a range), how many it reads as another day (wrong), how
 many date-free phrases it turns into a date (false dates), and how many
-overdue questions it recognises. dateparser (`search_dates`, the phrase's
+overdue questions it recognises. "resolver, english set" reads each phrase where English is configured and
+the request names no language (`find_time_expression_in_any`: the other grammars where English reads none).
+dateparser (`search_dates`, the phrase's
 language, the same clock as RELATIVE_BASE, dates preferred in the future) is
 a bench and test dependency only; it has no reading of "overdue". The median
 time per phrase is printed too (never asserted).
@@ -27,7 +29,7 @@ from zoneinfo import ZoneInfo
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from resolver.domain.timeexpr import find_time_expression  # noqa: E402
+from resolver.domain.timeexpr import find_time_expression, find_time_expression_in_any  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data" / "time_expressions_i18n.jsonl"
 TZ = ZoneInfo("Europe/Berlin")
@@ -37,7 +39,15 @@ OVERDUE = "overdue"
 
 
 def ours(text: str, language: str) -> str | None:
-    found = find_time_expression(text, now=NOW, tz=TZ, language=language)
+    return _day(find_time_expression(text, now=NOW, tz=TZ, language=language))
+
+
+def ours_unsaid(text: str, language: str) -> str | None:
+    """The phrase where English is configured and the request names no language: the other grammars read it."""
+    return _day(find_time_expression_in_any(text, now=NOW, tz=TZ, language="english"))
+
+
+def _day(found) -> str | None:
     if found is None:
         return None
     if found.range.whole and found.range.end == NOW:
@@ -83,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", metavar="PATH")
     args = parser.parse_args(argv)
     phrases = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines() if line.strip()]
-    readers: dict[str, Callable[[str, str], str | None]] = {"resolver": ours}
+    readers: dict[str, Callable[[str, str], str | None]] = {"resolver": ours, "resolver, english set": ours_unsaid}
     try:
         readers["dateparser"] = dateparser_reader()
     except ImportError:

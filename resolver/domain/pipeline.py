@@ -10,6 +10,7 @@ candidate.
 from __future__ import annotations
 
 import contextlib
+import functools
 import time
 from collections import Counter
 from datetime import datetime, timezone, tzinfo
@@ -21,7 +22,7 @@ from resolver.domain import deadline
 from resolver.domain import judgment as jdg
 from resolver.domain.codes import JUDGE_OFF_MESSAGE, JudgmentFailure, Reason, WarningCode
 from resolver.domain.errors import CalendarUnavailable, CollectionNotFound
-from resolver.domain.items import Item, Kind, Method, Occurrence, normalise
+from resolver.domain.items import Item, Kind, Method, Occurrence, match_key, normalise, tokens_of
 from resolver.domain.matching import Pool, build_pool, exact_matches
 from resolver.domain.times import TimeRange, in_range, occurrence_for, occurrences_in
 from resolver.domain.ports import CalendarSource, FetchResult, Judge, ThresholdPolicy, fetch_again
@@ -29,7 +30,7 @@ from resolver.domain.requests import ResolveRequest
 from resolver.domain import relevance
 from resolver.domain.semantic import widen
 from resolver.domain.title_vectors import Encoder
-from resolver.domain.timeexpr import find_time_expression
+from resolver.domain.timeexpr import find_time_expression_in_any
 from resolver.domain.emptyrange import nothing_found
 from resolver.domain.wordforms import DEFAULT_LANGUAGE
 
@@ -121,7 +122,8 @@ def resolve(
         run.matched()
         return _closed(run, tuple(closed))
     # "Yoga class tomorrow": the time becomes a range, the rest must match a title.
-    expression = find_time_expression(request.text, now=run.now, tz=run.tz, language=language)
+    expression = find_time_expression_in_any(request.text, now=run.now, tz=run.tz, language=language,
+                                             titled=functools.partial(_all_title_words, run.fetched.items))
     if expression is not None and expression.rest:
         dated = _title_and_time(expression.rest, fetched.items, expression.range, run.tz)
         if dated is not None:
@@ -215,6 +217,12 @@ def _other_kind(run: _Run, calendar: CalendarSource) -> FetchResult | None:
         return None
     finally:
         run.timings["calendar_ms"] = round(run.timings["calendar_ms"] + _ms(time.perf_counter() - started), 3)
+
+
+def _all_title_words(items: Sequence[Item], expression: str) -> bool:
+    """Whether every word of `expression` is a word of some title: then it names a title, not a time."""
+    words = tokens_of(match_key(expression))
+    return bool(words) and all(any(word in item.title_tokens for item in items) for word in words)
 
 
 def _candidates(run: _Run, expression: Any, *, max_candidates: int, language: str, semantic: Encoder | None,

@@ -68,6 +68,9 @@ class Grammar:
     tables: dict[str, dict[str, Any]]
     # Before a clock time, what makes it the new time of a change, not the one meant (None: nothing does).
     moved_to: re.Pattern[str] | None = None
+    # Every word its patterns and tables hold, lower-cased: what it has declined to read alone when it reads
+    # none ("weekend" without "this"), so another grammar's reading of only such words is not taken.
+    vocabulary: frozenset[str] = frozenset()
 
     def look_up(self, table: str, word: str | None) -> Any:
         """The table's value for a matched word (case and inner whitespace ignored), None if absent."""
@@ -104,6 +107,7 @@ def _compiled(entries: list[dict[str, str]], fragments: dict[str, str], tables: 
                  for e in entries)
 
 
+@lru_cache(maxsize=None)
 def languages() -> tuple[str, ...]:
     """The languages with a time grammar of their own."""
     return tuple(sorted(p.stem for p in _GRAMMARS.glob("*.toml")))
@@ -120,11 +124,20 @@ def grammar(language: str = DEFAULT_GRAMMAR) -> Grammar:
     fragments = data.get("fragments", {})
     other = data.get("other", {})
     rx = lambda text: re.compile(_expand(text, fragments, tables), re.IGNORECASE)  # noqa: E731
-    return Grammar(language=language, days=_compiled(data.get("day", []), fragments, tables, _READERS),
-                   times=_compiled(data.get("time", []), fragments, tables, ("clock",)),
-                   overdue=rx(other["overdue"]) if other.get("overdue") else None,
-                   filler=rx(other.get("filler", r"(?!)")), tables=tables,
-                   moved_to=rx(other["moved_to"]) if other.get("moved_to") else None)
+    days = _compiled(data.get("day", []), fragments, tables, _READERS)
+    times = _compiled(data.get("time", []), fragments, tables, ("clock",))
+    overdue = rx(other["overdue"]) if other.get("overdue") else None
+    filler = rx(other.get("filler", r"(?!)"))
+    moved_to = rx(other["moved_to"]) if other.get("moved_to") else None
+    sources = [p.pattern for _, p in days + times] + [p.pattern for p in (overdue, filler, moved_to) if p is not None]
+    # Escapes (\s, \b, \d) and group names are no words of the language.
+    vocabulary = frozenset(_words(re.sub(r"\\[A-Za-z]|\?P<\w+>", " ", " ".join(sources))))
+    return Grammar(language=language, days=days, times=times, overdue=overdue, filler=filler, tables=tables,
+                   moved_to=moved_to, vocabulary=vocabulary)
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[^\W\d_]+", text.lower())
 
 
 @dataclass(frozen=True)
@@ -132,6 +145,34 @@ class TimeExpression:
     range: TimeRange
     rest: str  # the reference without the expression
     expression: str  # what was recognised, as written
+
+
+def find_time_expression_in_any(text: str, *, now: datetime, tz: tzinfo, language: str = DEFAULT_GRAMMAR,
+                                titled: Callable[[str], bool] = lambda expression: False) -> TimeExpression | None:
+    """The time expression in `text` in whichever grammar reads the most of it, the language's on a tie.
+
+    A person who writes in several languages does not say which: "Yoga morgen" asked where English is
+    configured is tomorrow's yoga, and "médico mañana a las 15:00" is tomorrow at 3 pm, not the "15:00" of
+    today that English reads alone. Another grammar's reading is not taken when every word of it is a word the
+    language's own grammar holds and declined to read, and it has no number ("call mum about the weekend":
+    French reads "weekend" alone, English only "this weekend"; "am 31.1." is taken), nor when every word of it
+    names a title (`titled`: "Morgen" the
+    surname in "Call Morgen about the lease").
+    """
+    found = find_time_expression(text, now=now, tz=tz, language=language)
+    own = grammar(language)
+    for other in languages():
+        if other == own.language:
+            continue
+        reading = find_time_expression(text, now=now, tz=tz, language=other)
+        if reading is None or (found is not None and len(reading.expression) <= len(found.expression)):
+            continue
+        words = _words(reading.expression)
+        if words and not any(c.isdigit() for c in reading.expression) and all(w in own.vocabulary for w in words):
+            continue
+        if not titled(reading.expression):
+            found = reading
+    return found
 
 
 def find_time_expression(text: str, *, now: datetime, tz: tzinfo,

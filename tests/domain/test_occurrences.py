@@ -132,3 +132,24 @@ def test_time__a_time_alone_names_the_next_occurrence_at_that_time():
     outcome = run("piano lesson at 4pm", items=[weekly, YOGA])
     assert outcome.occurrences[weekly.item_id].start == at(13, 16)
     assert outcome.status is Status.NEEDS_CLARIFICATION  # two occurrences at 4pm: no single one named
+
+
+def test_time__another_languages_time_where_the_request_names_none():
+    """English is the default; "Yoga class jeudi" and "Yoga class am Donnerstag" are Thursday's class, the
+    occurrence the person named, as "Yoga class on Thursday" is (timeexpr.find_time_expression_in_any)."""
+    for text in ("Yoga class on Thursday", "Yoga class jeudi", "Yoga class am Donnerstag", "Yoga class el jueves"):
+        outcome = run(text)
+        assert outcome.status is Status.OK and outcome.method is Method.DETERMINISTIC, text
+        assert outcome.occurrences[outcome.item.item_id].start == at(14, 18), text
+
+
+def test_time__another_languages_reading_of_a_title_word_is_the_title_word():
+    """German reads "morgen" as tomorrow; where a title holds the word ("Call Morgen", a name) it is that title's
+    word: the task is offered by its words, where tomorrow would have offered what is due then."""
+    morgen = make_item(collection_path="/u/work/", uid="morgen", title="Call Morgen", etag='"m"', kind=Kind.TASK,
+                       due=date(2027, 1, 20))
+    outcome = run("ring morgen", kind=Kind.TASK, items=[morgen, *TASKS])
+    assert [c.uid for c in outcome.candidates] == ["morgen"]
+    # Without a title that holds it, "morgen" is tomorrow: what is due then.
+    assert run("Pay invoice morgen", kind=Kind.TASK).item.uid == "inv"
+

@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from resolver.domain.timeexpr import find_time_expression, grammar, languages
+from resolver.domain.timeexpr import find_time_expression, find_time_expression_in_any, grammar, languages
 
 TZ = ZoneInfo("Europe/Berlin")
 NOW = datetime(2027, 1, 11, 9, 0, tzinfo=TZ)
@@ -153,3 +153,65 @@ def test_time_language__english_words_are_not_read_in_german():
 def test_time_language__a_language_without_a_grammar_reads_english():
     assert grammar("italian").language == "english"
     assert set(languages()) == {"english", "french", "german", "spanish"}
+
+
+# -- a reference in a language the request does not name (find_time_expression_in_any) ----------------------
+
+def _in_any(phrase: str, language: str = "english", titled=lambda expression: False):
+    return find_time_expression_in_any(phrase, now=NOW, tz=TZ, language=language, titled=titled)
+
+
+@pytest.mark.parametrize("language, phrase, first, last, rest",
+                         [(lang, *form) for lang, forms in FORMS.items() for form in forms])
+def test_in_any__each_form_reads_as_in_its_own_language_where_english_is_set(language, phrase, first, last, rest):
+    """Every form of every language, asked where English is configured, reads as its own grammar reads it."""
+    own = find_time_expression(phrase, now=NOW, tz=TZ, language=language)
+    found = _in_any(phrase)
+    assert found is not None and (found.range, found.rest) == (own.range, own.rest) and found.rest == rest
+
+
+def test_in_any__the_grammar_that_reads_the_most_wins():
+    """English reads "15:00" alone (today at 3 pm); Spanish reads the whole "mañana a las 15:00"."""
+    assert find_time_expression("médico mañana a las 15:00", now=NOW, tz=TZ, language="english").expression \
+        == "15:00"
+    found = _in_any("médico mañana a las 15:00")
+    assert found.range.start == datetime(2027, 1, 12, 15, 0, tzinfo=TZ) and found.rest == "médico"
+
+
+def test_in_any__the_configured_language_reads_first_and_alone_when_it_reads_all():
+    found = _in_any("yoga tomorrow", titled=lambda expression: True)  # its own reading is never a title's
+    assert found.range.start.date() == D(2027, 1, 12) and found.rest == "yoga"
+    assert _in_any("Yoga morgen", language="german").expression == "morgen"
+
+
+def test_in_any__another_grammars_reading_of_title_words_is_not_a_time():
+    """German reads "morgen" as tomorrow; where a title holds the word (`titled`: "Call Morgen", a name) it is
+    that title's word."""
+    seen = []
+
+    def titled(expression: str) -> bool:
+        seen.append(expression)
+        return expression.lower() == "morgen"
+
+    assert _in_any("call Morgen", titled=titled) is None and seen == ["Morgen"]
+    found = _in_any("call Morgen")
+    assert (found.range.start.date(), found.rest) == (D(2027, 1, 12), "call")
+
+
+def test_in_any__another_grammars_reading_of_words_the_language_declines_is_not_taken():
+    """French reads "weekend" alone; English reads "this weekend" and declines "weekend" alone, which here is a
+    topic. A reading with a number is taken ("am 31.1.": English holds "am", and reads no such date)."""
+    assert find_time_expression("call mum about the weekend", now=NOW, tz=TZ, language="french") is not None
+    assert _in_any("call mum about the weekend") is None
+    assert _in_any("this weekend's hike").range.start.date() == D(2027, 1, 16)  # English's own reading
+    found = _in_any("Steuer am 31.1.")
+    assert (found.range.start.date(), found.rest) == (D(2027, 1, 31), "Steuer")
+    assert "am" in grammar("english").vocabulary and "morgen" not in grammar("english").vocabulary
+
+
+@pytest.mark.parametrize("phrase", [
+    "Morgenroutine aufschreiben", "Préparer la présentation pour Lyon", "Lavar el coche", "Comprar regalo para Lucía",
+    "quarterly board review", "Call the plumber",
+])
+def test_in_any__words_no_grammar_reads_stay_words(phrase):
+    assert _in_any(phrase) is None
