@@ -121,6 +121,27 @@ def test_ranker__words_naming_no_title_with_a_date_are_weighed_not_listed_by_the
     assert {c.uid for c in ask(None).candidates} == {"f0", "f1", "f2"}
 
 
+def test_ranker__a_question_by_date_in_another_language_lists_the_dates_items(model):
+    """"was ist am Freitag fällig" where English is configured: the German grammar reads the time, and the German
+    fillers ("was", "ist", "fällig") name no title, so it asks by date alone, as "what is due on friday" does;
+    the model has nothing to weigh."""
+    from datetime import date, datetime, timezone
+
+    from tests.encoders.hashing import HashingEncoder
+
+    friday = [make_item(collection_path="/u/work/", uid=f"f{n}", title=title, etag='"1"', kind=Kind.TASK,
+                        href=f"/u/work/f{n}.ics", due=date(2027, 1, 15))
+              for n, title in enumerate(["Send the invoice", "Water the plants", "Book the venue"])]
+    later = make_item(collection_path="/u/work/", uid="later", title="Pay rent", etag='"1"', kind=Kind.TASK,
+                      href="/u/work/later.ics", due=date(2027, 1, 20))
+    now = datetime(2027, 1, 11, 9, 0, tzinfo=timezone.utc)  # a Monday
+    for text in ("what is due on friday", "was ist am Freitag fällig", "qu'est-ce que j'ai vendredi"):
+        outcome = resolve(request=parse_request(text=text, kind="task"),
+                          calendar=MemoryCalendar(items=[*friday, later]), judge=Judge(), policy=NoThresholds(),
+                          request_id="req_d", ranker=model, semantic=HashingEncoder(), now=now)
+        assert {c.uid for c in outcome.candidates} == {"f0", "f1", "f2"}, text
+
+
 def test_ranker__without_an_approved_threshold_nothing_is_resolved(model):
     judge = Judge()
     outcome = run("the dentist", model, judge=judge)

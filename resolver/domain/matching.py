@@ -157,14 +157,20 @@ def significant_words(text: str, *, language: str = DEFAULT_LANGUAGE) -> list[st
     return [w for w in tokens_of(match_key(text)) if w not in stop]
 
 
-def title_naming_words(text: str, items: Sequence[Item], *, language: str = DEFAULT_LANGUAGE) -> list[str]:
+def title_naming_words(text: str, items: Sequence[Item], *, language: str = DEFAULT_LANGUAGE,
+                       also: str | None = None) -> list[str]:
     """The significant words left once fillers ("what", "anything", "due", "meetings") and
-    the names of the items' collections are set aside: none means the reference names no title."""
+    the names of the items' collections are set aside: none means the reference names no title.
+
+    `also`: another language whose stopwords and fillers are set aside too, the one whose grammar read the
+    reference's time ("was steht morgen an" where English is configured asks by date alone)."""
     forms = word_forms(language)
+    other = word_forms(also) if also is not None and also != language else None
     collections = _collection_words(items)
     # A collection's name that is also a title word ("transition" in the
     # collection "timezone-transition" and in "Transition is from 8am") names a title.
     return [w for w in significant_words(text, language=language) if w not in forms.fillers
+            and (other is None or (w not in other.fillers and w not in other.stopwords))
             and (w not in collections or any(w in item.title_tokens for item in items))]
 
 
@@ -735,6 +741,7 @@ def build_pool(
     bonus_words: Sequence[str] = (),
     memo: MatchingMemo | None = None,
     unmatched_by_date: bool = True,
+    time_language: str | None = None,
 ) -> Pool:
     """The candidates for a reference (its time expression already taken out as `time_range`).
 
@@ -745,9 +752,10 @@ def build_pool(
     Without it such a reference gets an empty pool: the caller weighs what the
     encoder brings (the relevance model), and "llama trekking on saturday"
     is not offered everything on Saturday. Otherwise the titles are ranked,
-    and the range only orders the plausible ones.
+    and the range only orders the plausible ones. `time_language`: the grammar that read the time, whose
+    fillers name no title either (`title_naming_words`).
     """
-    if time_range is not None and not title_naming_words(text, items, language=language):
+    if time_range is not None and not title_naming_words(text, items, language=language, also=time_language):
         return _date_alone(text, items, time_range, tz=tz, limit=limit)
     unknown: list[float] = []
     ranked, matched = _rank(text, items, language=language, time_range=time_range, tz=tz,

@@ -236,7 +236,8 @@ def _candidates(run: _Run, expression: Any, *, max_candidates: int, language: st
     pool = build_pool(text, run.fetched.items, limit=relevance.PREPOOL if ranker else max_candidates,
                       language=language, time_range=time_range, tz=run.tz,
                       bonus_words=expression.expression.split() if expression else (), memo=run.fetched.memo,
-                      unmatched_by_date=ranker is None or semantic is None)
+                      unmatched_by_date=ranker is None or semantic is None,
+                      time_language=expression.language if expression else None)
     named = _other_kind_named(pool, text, run, calendar, language=language, time_range=time_range,
                               bonus_words=expression.expression.split() if expression else ())
     if named:

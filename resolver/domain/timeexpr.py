@@ -145,6 +145,7 @@ class TimeExpression:
     range: TimeRange
     rest: str  # the reference without the expression
     expression: str  # what was recognised, as written
+    language: str = DEFAULT_GRAMMAR  # the grammar that read it: the reference is likely in that language
 
 
 def find_time_expression_in_any(text: str, *, now: datetime, tz: tzinfo, language: str = DEFAULT_GRAMMAR,
@@ -194,7 +195,8 @@ def find_time_expression(text: str, *, now: datetime, tz: tzinfo,
             # Due before now, whatever else was said; a clock time means nothing here.
             far = datetime.combine(date(1900, 1, 1), time.min, tzinfo=tz)
             rest, expression = _remove(text, [overdue.span()], rules.filler)
-            return TimeExpression(range=TimeRange(far, local_now, whole=True), rest=rest, expression=expression)
+            return TimeExpression(range=TimeRange(far, local_now, whole=True), rest=rest, expression=expression,
+                                  language=rules.language)
     if days is None and clock is None:
         return None
     range_ = _range(days=days, part=part, clock=clock, local_now=local_now, tz=tz)
@@ -204,7 +206,7 @@ def find_time_expression(text: str, *, now: datetime, tz: tzinfo,
         # The new time ("to 8pm") names no title either: out of the rest, with the word that introduced it.
         text = "".join(" " if any(start <= n < end for start, end in moved) else c for n, c in enumerate(text))
     rest, expression = _remove(text, spans, rules.filler)
-    return TimeExpression(range=range_, rest=rest, expression=expression)
+    return TimeExpression(range=range_, rest=rest, expression=expression, language=rules.language)
 
 
 def _first_day(text: str, rules: Grammar,
