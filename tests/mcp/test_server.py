@@ -201,17 +201,9 @@ def test_ranker__an_approved_threshold_resolves_with_provenance_until_withdrawn(
     threshold = 0.5  # the one dentist appointment is the model's clear pick here (tests/test_doors_relevance.py)
     pk = ranker_approval.propose(mcp_env.env, threshold)
     assert envelope_of(mcp_env.call(reference))["status"] == "needs_clarification"  # proposed is not approved
-    ranker_approval.approve(mcp_env.env, pk)
-    try:
+    with ranker_approval.approved(mcp_env.env, pk):
         resolved = envelope_of(mcp_env.call(reference))
-    finally:
-        ranker_approval.deactivate(mcp_env.env, pk)
-    assert resolved["status"] == "ok" and resolved["data"]["uid"] == "e-dentist"
-    assert resolved["data"]["method"] == "semantic"
-    provenance = resolved["data"]["judgment_provenance"]
-    assert provenance["backend"] == "ranker" and provenance["threshold_id"] == pk
-    assert provenance["threshold"] == threshold and provenance["probability"] >= threshold
-    assert provenance["runner_up_probability"] < threshold <= provenance["probability"]
+    ranker_approval.check_resolved(resolved, uid="e-dentist", pk=pk, threshold=threshold)
     assert envelope_of(mcp_env.call(reference))["status"] == "needs_clarification"
 
 

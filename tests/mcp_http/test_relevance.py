@@ -26,14 +26,7 @@ def test_relevance__an_approved_threshold_resolves_with_provenance_until_withdra
     assert [c["uid"] for c in before["data"]["candidates"]] == ["e-dentist"]
     threshold = 0.5
     pk = ranker_approval.propose(deployment.env, threshold)
-    ranker_approval.approve(deployment.env, pk)
-    try:
+    with ranker_approval.approved(deployment.env, pk):
         resolved = session.call(reference).structured_content
-    finally:
-        ranker_approval.deactivate(deployment.env, pk)
-    assert resolved["status"] == "ok" and resolved["data"]["uid"] == "e-dentist"
-    assert resolved["data"]["method"] == "semantic"
-    provenance = resolved["data"]["judgment_provenance"]
-    assert provenance["backend"] == "ranker" and provenance["threshold_id"] == pk
-    assert provenance["runner_up_probability"] < threshold <= provenance["probability"]
+    ranker_approval.check_resolved(resolved, uid="e-dentist", pk=pk, threshold=threshold)
     assert session.call(reference).structured_content["status"] == "needs_clarification"

@@ -2,15 +2,18 @@
 server's own database from a child process (the MCP doors' tests: their servers are subprocesses).
 
 The row is what `manage.py evaluate_reference_match --judge ranker --propose` stores (inactive, with the
-deployed model's name and fingerprint); `manage.py thresholds approve ID --by USER` activates it and
-`manage.py thresholds deactivate ID` withdraws it. The certificate itself is tested in tests/evaluation: a door
+deployed model's name and fingerprint); `approved` runs `manage.py thresholds approve ID --by USER` for a block
+and `manage.py thresholds deactivate ID` after it. The certificate itself is tested in tests/evaluation: a door
 test needs a threshold the reference it asks reaches, so the value is the test's.
 """
 from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 STAFF = "ranker-staff"
@@ -50,11 +53,23 @@ print(row.pk)
     return int(out.strip().splitlines()[-1])
 
 
-def approve(env: dict[str, str], pk: int) -> None:
+@contextmanager
+def approved(env: dict[str, str], pk: int) -> Iterator[None]:
+    """The proposed row approved for the block, then deactivated, as the operator's commands do."""
     done = manage(env, "thresholds", "approve", str(pk), "--by", STAFF)
     assert done.returncode == 0, done.stderr
+    try:
+        yield
+    finally:
+        done = manage(env, "thresholds", "deactivate", str(pk))
+        assert done.returncode == 0, done.stderr
 
 
-def deactivate(env: dict[str, str], pk: int) -> None:
-    done = manage(env, "thresholds", "deactivate", str(pk))
-    assert done.returncode == 0, done.stderr
+def check_resolved(envelope: dict[str, Any], *, uid: str, pk: int, threshold: float) -> None:
+    """A resolution by the ranker under approval `pk`, with the provenance that allowed it."""
+    assert envelope["status"] == "ok" and envelope["data"]["uid"] == uid
+    assert envelope["data"]["method"] == "semantic"
+    provenance = envelope["data"]["judgment_provenance"]
+    assert provenance["backend"] == "ranker" and provenance["threshold_id"] == pk
+    assert provenance["threshold"] == threshold
+    assert provenance["runner_up_probability"] < threshold <= provenance["probability"]
