@@ -277,10 +277,10 @@ class CalendarCase:
         to exactly one item resolved to that item and, when the label names an
         occurrence, to that occurrence (same instant). A reference naming
         several items (duplicates, "what is due on Friday") is ambiguous: any
-        single item is an error, since a person would have to be asked.
+        single item is an error, and asking the person (None) is right.
         """
         if uid is None:
-            return not self.expected
+            return len(self.expected) != 1
         if len(self.expected) != 1 or uid != self.expected[0]:
             return False
         if self.expected_occurrence_start is None:

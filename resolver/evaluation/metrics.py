@@ -66,6 +66,11 @@ class CaseOutcome:
     verdict: bool | None = None
     # A scorer's answer for an event: the start of the occurrence it means (ISO 8601 with offset).
     occurrence_start: str | None = None
+    # The pipeline answered the case before the scorer weighed a candidate: an exact title, ID or UID (one item,
+    # or a tie of several), or a question by date alone. No threshold admits it, and its top option says
+    # nothing of the scorer, so `accuracy_by_tag` counts it apart (the built-in ranker's exact cases are not
+    # its errors).
+    settled: bool = False
 
     @property
     def correct(self) -> bool:
@@ -97,8 +102,9 @@ class ThresholdPoint:
 @dataclass(frozen=True)
 class TagAccuracy:
     cases: int
-    correct: int
-    accuracy: float
+    correct: int  # of the cases the scorer weighed (cases - settled)
+    accuracy: float | None  # correct / weighed; None when the pipeline answered every case of the tag first
+    settled: int = 0  # answered before the scorer weighed a candidate (CaseOutcome.settled)
 
 
 @dataclass(frozen=True)
@@ -305,11 +311,12 @@ def _admissible(outcomes: Sequence[CaseOutcome], *, margin: float) -> list[CaseO
     Only the threshold check depends on the threshold, so an outcome is
     accepted at t exactly when it is admissible and its top probability is at
     least t; one `decide` per outcome instead of one per outcome and threshold.
+    A settled case (answered before the scorer weighed it) is never accepted.
     """
     return [
         outcome
         for outcome in outcomes
-        if is_admitted(
+        if not outcome.settled and is_admitted(
             top_option=outcome.top_option,
             top_probability=outcome.top_probability,
             runner_up_probability=outcome.runner_up_probability,
@@ -355,19 +362,26 @@ def accuracy_by_tag(outcomes: Iterable[CaseOutcome]) -> dict[str, TagAccuracy]:
     """How often the top option is right, per tag and over all cases ("all").
 
     Thresholds play no part: this says where the model is weak, not what a
-    threshold would admit.
+    threshold would admit. A case the pipeline answered before the scorer
+    weighed anything (`CaseOutcome.settled`) is counted in `settled`, not in
+    the accuracy: it says nothing of the scorer.
     """
-    counts: dict[str, list[int]] = {"all": [0, 0]}
+    counts: dict[str, list[int]] = {"all": [0, 0, 0]}
     for outcome in outcomes:
         for tag in ("all", *outcome.tags):
-            tally = counts.setdefault(tag, [0, 0])
+            tally = counts.setdefault(tag, [0, 0, 0])
             tally[0] += 1
-            tally[1] += int(outcome.correct)
+            if outcome.settled:
+                tally[2] += 1
+            else:
+                tally[1] += int(outcome.correct)
     ordered = ["all", *sorted(tag for tag in counts if tag != "all")]
     return {
-        tag: TagAccuracy(cases=counts[tag][0], correct=counts[tag][1], accuracy=counts[tag][1] / counts[tag][0])
+        tag: TagAccuracy(cases=cases, correct=correct, settled=settled,
+                         accuracy=correct / (cases - settled) if cases > settled else None)
         for tag in ordered
-        if counts[tag][0]
+        for cases, correct, settled in [counts[tag]]
+        if cases
     }
 
 

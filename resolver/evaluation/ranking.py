@@ -101,12 +101,23 @@ class RankerScorer:
         if not resolved_by_ranker:
             # Never accepted at any threshold: exact, by date, nothing offered, a tie, none on top, a small margin.
             return CaseOutcome(case_id=case_id, expected=expected, top_option=NO_MATCH, top_probability=0.0,
-                               runner_up_probability=0.0)
+                               runner_up_probability=0.0, settled=_settled(outcome))
         ranked = ranked_options(judgment.choice, judgment.probabilities)
         occurrence = outcome.occurrences.get(outcome.item.item_id)
         return CaseOutcome(case_id=case_id, expected=expected, top_option=key(outcome.item),
                            top_probability=ranked[0][1], runner_up_probability=ranked[1][1] if len(ranked) > 1 else 0.0,
                            occurrence_start=occurrence.start.isoformat() if occurrence is not None else None)
+
+
+def _settled(outcome: Any) -> bool:
+    """The pipeline answered before the model weighed a candidate: an exact title, ID or UID (resolved, or a
+    tie of exact titles), or a question by date alone (its clarification lists the range's items in date
+    order, and its question names no model's order)."""
+    from resolver.domain.items import Method
+
+    if outcome.method is Method.DETERMINISTIC:
+        return True
+    return outcome.question is not None and outcome.question.retrieval is None
 
 
 class _OwnRule:

@@ -27,7 +27,7 @@ from matplotlib.figure import Figure
 
 from resolver.evaluation.metrics import Certificate, TagAccuracy, ThresholdPoint
 
-REPORT_VERSION = 2
+REPORT_VERSION = 3
 REPORT_FILE = "report.json"
 PLOT_FILE = "risk_coverage.png"
 SUMMARY_FILE = "summary.md"
@@ -291,11 +291,24 @@ def render_summary(report: Mapping[str, Any]) -> str:
         "",
         "## Accuracy by tag (top option, any confidence)",
         "",
-        "| tag | cases | correct | accuracy |",
-        "|---|---:|---:|---:|",
     ]
+    settled = any(accuracy.get("settled") for accuracy in report["by_tag"].values())
+    if settled:
+        # The built-in ranker: what the pipeline answers before the model weighs anything is not the model's.
+        lines += [
+            "Answered first: cases the pipeline answered before the scorer weighed a candidate (an exact title, "
+            "ID or UID, or a question by date alone). They are never resolved on confidence, and the accuracy "
+            "is over the other cases.",
+            "",
+            "| tag | cases | answered first | correct | accuracy |",
+            "|---|---:|---:|---:|---:|",
+        ]
+    else:
+        lines += ["| tag | cases | correct | accuracy |", "|---|---:|---:|---:|"]
     for tag, accuracy in report["by_tag"].items():
-        lines.append(f"| {tag} | {accuracy['cases']} | {accuracy['correct']} | {_percent(accuracy['accuracy'])} |")
+        first = f" {accuracy.get('settled', 0)} |" if settled else ""
+        lines.append(f"| {tag} | {accuracy['cases']} |{first} {accuracy['correct']} "
+                     f"| {_percent(accuracy['accuracy'])} |")
     return "\n".join(lines) + "\n"
 
 

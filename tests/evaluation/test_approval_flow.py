@@ -128,7 +128,7 @@ def test_propose__stores_an_inactive_threshold_with_its_evidence(configured, jev
     assert evidence["certificate"] == read_report(out)["certificate"]
     assert (evidence["model"], evidence["fingerprint"]) == (row.model, row.fingerprint)
     assert evidence["generated_at"] == read_report(out)["meta"]["generated_at"]
-    assert evidence["accuracy_by_tag"]["all"] == {"cases": 12, "correct": 9, "accuracy": 0.75}
+    assert evidence["accuracy_by_tag"]["all"] == {"cases": 12, "correct": 9, "accuracy": 0.75, "settled": 0}
 
 
 def test_propose__an_identical_second_run_adds_nothing(configured, jev, cases, tmp_path) -> None:

@@ -77,7 +77,8 @@ def test_is_right__items_occurrences_and_references_to_nothing(tmp_path: Path) -
     assert not yoga.is_right("e-yoga", "2027-01-12T18:30:00")  # no offset: not an instant
     assert not yoga.is_right("e-yoga", "tomorrow")
     # Several items named: any one of them is a guess.
-    assert not mum.is_right("t-mum-1") and not mum.is_right("t-mum-2") and not mum.is_right(None)
+    # Several items named: any one of them is an error, and asking is the right answer.
+    assert not mum.is_right("t-mum-1") and not mum.is_right("t-mum-2") and mum.is_right(None)
     assert absent.is_right(None) and not absent.is_right("t-toner")
 
 

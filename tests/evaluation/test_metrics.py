@@ -218,6 +218,22 @@ def test_accuracy_by_tag__ignores_thresholds() -> None:
     assert list(by_tag)[1:] == sorted(list(by_tag)[1:])
 
 
+def test_accuracy_by_tag__a_settled_case_is_counted_apart_and_never_admitted() -> None:
+    """What the pipeline answered before the scorer weighed anything (an exact title) is not the scorer's."""
+    exact = [CaseOutcome(f"e{n}", "t-toner", "no_match", 0.0, 0.0, ("exact",), settled=True) for n in range(3)]
+    # Even a settled outcome that claims a top option at 1.0 is never accepted at any threshold.
+    claimed = CaseOutcome("x", "1", "1", 1.0, 0.0, ("exact",), settled=True)
+    weighed = [CaseOutcome("p1", "1", "1", 0.9, 0.05, ("partial",)),
+               CaseOutcome("p2", "1", "2", 0.9, 0.05, ("partial", "exact"))]
+    by_tag = accuracy_by_tag([*exact, claimed, *weighed])
+    assert by_tag["all"] == TagAccuracy(cases=6, correct=1, accuracy=0.5, settled=4)
+    assert by_tag["exact"] == TagAccuracy(cases=5, correct=0, accuracy=0.0, settled=4)
+    assert by_tag["partial"] == TagAccuracy(cases=2, correct=1, accuracy=0.5, settled=0)
+    assert accuracy_by_tag(exact)["exact"] == TagAccuracy(cases=3, correct=0, accuracy=None, settled=3)
+    points = {p.threshold: p for p in threshold_points([*exact, claimed, *weighed], margin=0.1)}
+    assert (points[0.0].admitted, points[1.0].admitted) == (2, 0)
+
+
 @pytest.mark.parametrize(
     ("errors", "trials", "upper"),
     [(0, 150, 0.0243), (1, 100, 0.0545), (5, 50, 0.2181), (2, 300, 0.0239), (10, 400, 0.0455)],

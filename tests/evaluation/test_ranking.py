@@ -11,6 +11,8 @@ from resolver import rankers, services
 from resolver.domain.judgment import NO_MATCH
 from resolver.evaluation import ranking
 from resolver.evaluation.cases import load_calendar_set, parse_case
+from resolver.evaluation.options import RunOptions
+from resolver.evaluation.runner import run_scorer_evaluation
 from tests.evaluation.calendar_set import YOGA_TOMORROW, write_calendar_set
 
 MODEL = {"name": "eval-ranker", "variants": {"words": {
@@ -37,6 +39,8 @@ def cases(tmp_path: Path):
         {"id": "mum", "text": "ring mum", "kind": "task", "category": "duplicates",
          "expected": ["t-mum-1", "t-mum-2"]},
         {"id": "kayak", "text": "buy a kayak paddle", "kind": "task", "category": "absent", "expected": []},
+        {"id": "thursday", "text": "what's due on Thursday", "kind": "task", "category": "date_alone",
+         "expected": ["t-toner"]},
     ]))
     return {case.id: case for case in found}
 
@@ -70,6 +74,29 @@ def test_scorer__what_the_pipeline_answers_otherwise_is_never_accepted(scorer, c
     for name in ("exact", "mum", "kayak"):
         outcome = scorer.score(cases[name])
         assert (outcome.top_option, outcome.top_probability) == (NO_MATCH, 0.0), name
+
+
+def test_scorer__what_the_pipeline_answers_before_the_model_is_settled(scorer, cases):
+    """An exact title, a title plus a time and a question by date alone never reach the model: settled, so the
+    report counts them apart. A tie the model weighed and a reference to nothing it weighed are its own."""
+    assert {name: scorer.score(case).settled for name, case in cases.items()} == {
+        "exact": True, "yoga": True, "thursday": True, "toner": False, "mum": False, "kayak": False}
+
+
+def test_report__the_rankers_exact_cases_are_answered_first_not_wrong(scorer, tmp_path):
+    root = write_calendar_set(tmp_path / "set", references=[
+        {"id": "exact", "text": "Order toner for the printer", "kind": "task", "category": "exact",
+         "expected": ["t-toner"]},
+        {"id": "toner", "text": "the toner order", "kind": "task", "category": "partial", "expected": ["t-toner"]},
+        {"id": "kayak", "text": "buy a kayak paddle", "kind": "task", "category": "absent", "expected": []},
+    ])
+    result = run_scorer_evaluation(cases_path=root, scorer=scorer, out_dir=tmp_path / "out",
+                                   options=RunOptions(margin=0.1, alpha=0.01, delta=0.05))
+    by_tag = json.loads((tmp_path / "out" / "report.json").read_text(encoding="utf-8"))["by_tag"]
+    assert by_tag["exact"] == {"cases": 1, "correct": 0, "accuracy": None, "settled": 1}
+    assert by_tag["all"] == {"cases": 3, "correct": 2, "accuracy": 1.0, "settled": 1}
+    assert "| tag | cases | answered first | correct | accuracy |" in result.summary
+    assert "| exact | 1 | 1 | 0 | – |" in result.summary
 
 
 def test_scorer__a_jsonl_case_answers_by_candidate_number(scorer):

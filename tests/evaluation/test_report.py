@@ -64,7 +64,7 @@ def test_write_report__json_holds_the_certificate_and_the_curve(certified: tuple
     out_dir, returned = certified
     report = json.loads((out_dir / "report.json").read_text(encoding="utf-8"))
     assert report == returned
-    assert report["report_version"] == 2
+    assert report["report_version"] == 3
     assert len(report["points"]) == 101
     certificate = report["certificate"]
     assert set(certificate) == CERTIFICATE_KEYS

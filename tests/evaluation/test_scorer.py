@@ -119,7 +119,7 @@ def test_scorer__known_outcomes_give_the_known_certificate(designed, tmp_path: P
     at = {p["threshold"]: p for p in report["points"]}
     assert (at[0.97]["admitted"], at[0.97]["errors"], at[0.97]["no_match_resolved"]) == (315, 5, 4)
     assert (at[0.5]["admitted"], at[0.5]["errors"]) == (316, 6)
-    assert report["by_tag"]["absent"] == {"cases": 6, "correct": 2, "accuracy": 2 / 6}
+    assert report["by_tag"]["absent"] == {"cases": 6, "correct": 2, "accuracy": 2 / 6, "settled": 0}
     assert report["by_tag"]["duplicates"]["correct"] == 0
     assert "**Certified threshold 0.99.**" in result.summary
     # Every case reached the scorer once, as loaded, with its calendar.
