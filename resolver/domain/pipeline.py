@@ -29,6 +29,7 @@ from resolver.domain.ports import CalendarSource, FetchResult, Judge, ThresholdP
 from resolver.domain.requests import ResolveRequest
 from resolver.domain import relevance
 from resolver.domain.semantic import widen
+from resolver.domain import substitution
 from resolver.domain.title_vectors import Encoder
 from resolver.domain.timeexpr import find_time_expression_in_any
 from resolver.domain.emptyrange import nothing_found
@@ -265,7 +266,7 @@ def _candidates(run: _Run, expression: Any, *, max_candidates: int, language: st
                                         time_range=time_range, tz=run.tz, memo=run.fetched.memo, encoder=semantic,
                                         language=language, unknown=pool.unknown, centroid=ranker.centroid,
                                         words=ranker.reads_words, taxonomy=ranker.taxonomy)
-            pool = _scored_pool(ranker, gathered, semantic, max_candidates, closed_ids)
+            pool = _scored_pool(ranker, gathered, semantic, max_candidates, closed_ids, foreign=_foreign(semantic))
     run.matched()
     run.warnings += _narrowed_warning(pool)
     candidates = tuple(c.item for c in pool.candidates)
@@ -391,16 +392,24 @@ def _words_first(ranker: relevance.RelevanceModel, text: str, run: _Run, *, lexi
     scored = ranker.first_answer(gathered, limit=max_candidates, closed=closed)
     if scored is None:
         return None
-    return _scored_pool(ranker, gathered, None, max_candidates, closed, scored=scored, named_for=semantic.name)
+    return _scored_pool(ranker, gathered, None, max_candidates, closed, scored=scored, named_for=semantic.name,
+                        foreign=_foreign(semantic))
+
+
+def _foreign(semantic: Encoder | None) -> Any:
+    """Whether a text is mostly in a language other than English, by the encoder's dictionaries (None without
+    them: `substitution.swapped_words`)."""
+    glossary = getattr(semantic, "glossary", None)
+    return None if glossary is None else (lambda text: glossary.gloss(text) is not None)
 
 
 def _scored_pool(ranker: relevance.RelevanceModel, gathered: relevance.Gathered, semantic: Encoder | None,
                  limit: int, closed: frozenset[str] = frozenset(), *, scored: relevance.Scored | None = None,
-                 named_for: str | None = None) -> Pool:
+                 named_for: str | None = None, foreign: Any = None) -> Pool:
     """The model's order and cut: the candidates it finds probable enough, most probable first.
 
     `scored`: the model's answer already (`_words_first`'s); `named_for`: the encoder the scorer is named for
-    when it answered without it.
+    when it answered without it; `foreign`: whether a text is mostly not English (`substitution.swapped_words`).
     """
     scored = scored if scored is not None else ranker.rank(gathered, limit=limit, closed=closed)
     if scored.closed_top is not None:
@@ -420,7 +429,18 @@ def _scored_pool(ranker: relevance.RelevanceModel, gathered: relevance.Gathered,
                                            fingerprint=ranker.fingerprint(named_for or encoder_name),
                                            retrieval=ranker.retrieval(named_for or encoder_name),
                                            probabilities=scored.probabilities, none=scored.none,
-                                           crowded=scored.crowded))
+                                           crowded=scored.crowded,
+                                           swapped=_swapped(gathered.context.text, scored.candidates, foreign)))
+
+
+def _swapped(text: str, candidates: Sequence[Any], foreign: Any) -> tuple[str, str] | None:
+    """The words the model's first candidate and the reference swap, if they do (never resolved on)."""
+    if not candidates or candidates[0].score <= 0:
+        return None  # nothing listed, or only the encoder found it: no words to compare
+    first = candidates[0]
+    return substitution.swapped_words(text, first.left_over, first.uncovered, first.item.title,
+                                      first.item.title_tokens,
+                                      skip=relevance.function_words() | relevance.filler_words(), foreign=foreign)
 
 
 def _judged(run: _Run, pool: Pool, candidates: tuple[Item, ...], occurrences: dict[str, Occurrence], *,
@@ -491,8 +511,9 @@ def _ranker_resolved(run: _Run, pool: Pool, candidates: tuple[Item, ...], occurr
                      question: jdg.Question, numbering: dict[int, str],
                      policy: ThresholdPolicy, time_range: TimeRange | None = None) -> Outcome | None:
     """The model's top candidate when a certified, approved threshold for this model authorises it; else None
-    (always for a crowded pool's order: `relevance.Scored.crowded`)."""
-    if pool.scored.crowded:
+    (always for a crowded pool's order, `relevance.Scored.crowded`, and for a first candidate that swaps a word
+    of the reference for another in the same place, `substitution.swapped_words`)."""
+    if pool.scored.crowded or pool.scored.swapped is not None:
         return None
     judgment = ranker_judgment(pool.scored)
     rule = policy.find(question=jdg.QUESTION_ID, model=judgment.model, fingerprint=judgment.fingerprint)

@@ -210,6 +210,9 @@ class PoolScore:
     probabilities: tuple[float, ...]
     none: float
     crowded: bool = False  # Scored.crowded: the model's order, never its answer
+    # The reference's word and the first candidate's that stand in one place, each missing from the other side
+    # ("almond" for "soy"): the same sentence about another thing, never resolved on (domain/substitution.py).
+    swapped: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True, eq=False)
