@@ -703,7 +703,36 @@ NEW_SEED = 21
 # Date-alone references: (kind, text, first day, last day, collection or None, "overdue" or None).
 # Their expected items are every live item of the kind due (tasks) or occurring (events) in the
 # range, listed first in any order (scored like duplicates); with a collection, that collection's only.
-DATED: list[tuple] = []
+DATED: list[tuple] = [
+    ("task", "what do I have due on Friday", "2027-01-15", "2027-01-15", None, None),
+    ("task", "anything due on Tuesday the 19th?", "2027-01-19", "2027-01-19", None, None),
+    ("task", "the task due the 3rd", "2027-02-03", "2027-02-03", None, None),
+    ("task", "whatever was due yesterday", "2027-01-10", "2027-01-10", None, None),
+    ("task", "what's overdue", None, None, None, "overdue"),
+    ("task", "anything overdue?", None, None, None, "overdue"),
+    ("task", "which tasks are overdue at home", None, None, "home", "overdue"),
+    ("task", "what's due tomorrow", "2027-01-12", "2027-01-12", None, None),
+    ("task", "stuff due this weekend", "2027-01-16", "2027-01-17", None, None),
+    ("task", "the home stuff due next week", "2027-01-18", "2027-01-24", "home", None),
+    ("task", "anything due on the 25th", "2027-01-25", "2027-01-25", None, None),
+    ("task", "what was due last week", "2027-01-04", "2027-01-10", None, None),
+    ("task", "todo for today", "2027-01-11", "2027-01-11", None, None),
+    ("task", "the thing due on Wednesday", "2027-01-13", "2027-01-13", None, None),
+    ("task", "what do I need to do the day after tomorrow", "2027-01-13", "2027-01-13", None, None),
+    ("task", "tasks due a week from today", "2027-01-18", "2027-01-18", None, None),
+    ("task", "what's due on the 21st", "2027-01-21", "2027-01-21", None, None),
+    ("task", "personal stuff due this week", "2027-01-11", "2027-01-17", "personal", None),
+    ("event", "my meetings on the 21st", "2027-01-21", "2027-01-21", None, None),
+    ("event", "what's on tomorrow evening", "2027-01-12 18:00", "2027-01-13 00:00", None, None),
+    ("event", "anything happening Saturday", "2027-01-16", "2027-01-16", None, None),
+    ("event", "what do I have the day after tomorrow", "2027-01-13", "2027-01-13", None, None),
+    ("event", "events this weekend", "2027-01-16", "2027-01-17", None, None),
+    ("event", "personal stuff this weekend", "2027-01-16", "2027-01-17", "personal", None),
+    ("event", "what's on the 3rd", "2027-02-03", "2027-02-03", None, None),
+    ("event", "my work meetings on the 19th", "2027-01-19", "2027-01-19", "work", None),
+    ("event", "what have I got on Sunday", "2027-01-17", "2027-01-17", None, None),
+    ("event", "anything at home in February?", "2027-02-01", "2027-02-28", "home", None),
+]
 
 
 def realistic() -> None:
@@ -877,45 +906,26 @@ def realistic() -> None:
     for kind, text in ABSENT:
         _ref((AB, text), kind, [])
 
-    # Date alone (pattern 1).
-    DATED.extend([
-        ("task", "what do I have due on Friday", "2027-01-15", "2027-01-15", None, None),
-        ("task", "anything due on Tuesday the 19th?", "2027-01-19", "2027-01-19", None, None),
-        ("task", "the task due the 3rd", "2027-02-03", "2027-02-03", None, None),
-        ("task", "whatever was due yesterday", "2027-01-10", "2027-01-10", None, None),
-        ("task", "what's overdue", None, None, None, "overdue"),
-        ("task", "anything overdue?", None, None, None, "overdue"),
-        ("task", "which tasks are overdue at home", None, None, "home", "overdue"),
-        ("task", "what's due tomorrow", "2027-01-12", "2027-01-12", None, None),
-        ("task", "stuff due this weekend", "2027-01-16", "2027-01-17", None, None),
-        ("task", "the home stuff due next week", "2027-01-18", "2027-01-24", "home", None),
-        ("task", "anything due on the 25th", "2027-01-25", "2027-01-25", None, None),
-        ("task", "what was due last week", "2027-01-04", "2027-01-10", None, None),
-        ("task", "todo for today", "2027-01-11", "2027-01-11", None, None),
-        ("task", "the thing due on Wednesday", "2027-01-13", "2027-01-13", None, None),
-        ("task", "what do I need to do the day after tomorrow", "2027-01-13", "2027-01-13", None, None),
-        ("task", "tasks due a week from today", "2027-01-18", "2027-01-18", None, None),
-        ("task", "what's due on the 21st", "2027-01-21", "2027-01-21", None, None),
-        ("task", "personal stuff due this week", "2027-01-11", "2027-01-17", "personal", None),
-        ("event", "my meetings on the 21st", "2027-01-21", "2027-01-21", None, None),
-        ("event", "what's on tomorrow evening", "2027-01-12 18:00", "2027-01-13 00:00", None, None),
-        ("event", "anything happening Saturday", "2027-01-16", "2027-01-16", None, None),
-        ("event", "what do I have the day after tomorrow", "2027-01-13", "2027-01-13", None, None),
-        ("event", "events this weekend", "2027-01-16", "2027-01-17", None, None),
-        ("event", "personal stuff this weekend", "2027-01-16", "2027-01-17", "personal", None),
-        ("event", "what's on the 3rd", "2027-02-03", "2027-02-03", None, None),
-        ("event", "my work meetings on the 19th", "2027-01-19", "2027-01-19", "work", None),
-        ("event", "what have I got on Sunday", "2027-01-17", "2027-01-17", None, None),
-        ("event", "anything at home in February?", "2027-02-01", "2027-02-28", "home", None),
-    ])
 
 
 def dated_references(meta) -> None:
-    """Each date-alone reference's expected items, from the data (in the range, the kind, the collection)."""
+    """Each date-alone reference, with its expected items from the data (`dated_expected`)."""
+    for (kind, text, *_rest), expected in zip(DATED, dated_expected(ITEMS, meta)):
+        if not 1 <= len(expected) <= 15:
+            print(f"date-alone {text!r}: {len(expected)} expected items; choose another range")
+        REFS.append({"text": text, "kind": kind, "category": DA, "expected": expected})
+
+
+def dated_expected(items: list[dict], meta) -> list[list[str]]:
+    """For each of DATED, the uids of `items` of its kind in its range (and its collection, when it names one).
+
+    Also called by the scripts that add items to the set later (issue29.py), so a question by date names every
+    item the calendar has then."""
     from bench import retrieval
     from resolver.domain.items import MAX_OCCURRENCES_PER_ITEM
 
     zone = meta.zone
+    out = []
     for kind, text, first, last, collection, special in DATED:
         if special == "overdue":
             def hit(item):
@@ -942,11 +952,9 @@ def dated_references(meta) -> None:
                     return lo <= when < hi
                 spans = retrieval.occurrences(item, meta, limit=MAX_OCCURRENCES_PER_ITEM)
                 return any(s < hi and e > lo for s, e, _rid in spans)
-        expected = [i["uid"] for i in ITEMS if i["kind"] == kind and hit(i)
-                    and (collection is None or i["collection"] == collection)]
-        if not 1 <= len(expected) <= 15:
-            print(f"date-alone {text!r}: {len(expected)} expected items; choose another range")
-        REFS.append({"text": text, "kind": kind, "category": DA, "expected": expected})
+        out.append([i["uid"] for i in items if i["kind"] == kind and hit(i)
+                    and (collection is None or i["collection"] == collection)])
+    return out
 
 
 def assign_new(references: list[dict], start: int) -> list[dict]:
