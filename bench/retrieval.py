@@ -35,6 +35,8 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from resolver.evaluation.cases import ABSENT_TYPES
+
 
 DATA = Path(__file__).resolve().parent / "data" / "retrieval"
 # Each calendar's folder: its meta.json, items.jsonl and references*.jsonl.
@@ -61,8 +63,7 @@ SPLITS = ("train", "calibrate", "test")
 # default run reads it; `bench/recall.py --holdout` reads it alone, once per closing measurement.
 HOLDOUT = "holdout"
 HOLDOUT_FILE = DATA / "holdout" / "references.jsonl"
-# Why an `absent` reference names nothing live.
-ABSENT_TYPES = ("unrelated", "similar", "other_kind", "completed")
+# Why an `absent` reference names nothing live: ABSENT_TYPES, the case format's (resolver/evaluation/cases.py).
 # Statuses of an item that is not live: a done task, a called-off event.
 CLOSED_STATUSES = frozenset({"COMPLETED", "CANCELLED"})
 COLLECTION_NAMES = {"work": "Work", "personal": "Personal", "home": "Home",

@@ -227,7 +227,9 @@ _EVENT_KEYS = frozenset({"uid", "collection", "kind", "title", "start", "end", "
 CLOSED_STATUSES = frozenset({"COMPLETED", "CANCELLED"})
 _OVERRIDE_KEYS = frozenset({"recurrence_id", "start", "end"})
 _REFERENCE_KEYS = frozenset({"id", "text", "kind", "category", "expected"})
-_REFERENCE_OPTIONAL = frozenset({"expected_occurrence_start", "split", "note"})
+_REFERENCE_OPTIONAL = frozenset({"expected_occurrence_start", "split", "note", "absent_type"})
+# Why a reference names nothing (a label's comment, read by the retrieval bench; the certificate ignores it).
+ABSENT_TYPES = ("unrelated", "similar", "other_kind", "completed")
 _ARTICLE = {"task": "a task", "event": "an event"}
 
 
@@ -455,6 +457,8 @@ def _reference_problem(data: Any, kinds: dict[str, str]) -> str | None:
     for key in ("split", "note"):
         if key in data and not isinstance(data[key], str):
             return f"{key} must be a string"
+    if "absent_type" in data and (expected or data["absent_type"] not in ABSENT_TYPES):
+        return f"absent_type is for a reference to nothing, one of {list(ABSENT_TYPES)}"
     return None
 
 

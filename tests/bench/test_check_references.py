@@ -81,6 +81,13 @@ def test_the_second_set_passes_and_keeps_its_splits():
     assert [r["split"] for r in refs] == splitter.assign(refs)
 
 
+def test_the_first_set_passes_with_every_reference_to_nothing_typed():
+    path = HERE / "references.jsonl"
+    problems, checked, _ = checker.check([path], retrieval.load_items(), retrieval.load_meta(),
+                                         calendar="a", splits=checker.DEFAULT_SPLITS)
+    assert problems == [] and checked >= 733
+
+
 def test_splits_are_stable_when_references_are_appended():
     refs = [{"category": "partial"} for _ in range(23)]
     before = splitter.assign(refs)

@@ -116,7 +116,17 @@ BAD: list[tuple[str, Any, str, str]] = [
     ("references.jsonl", [{k: v for k, v in REFERENCES[0].items() if k != "category"}], "references.jsonl line 1",
      "missing fields ['category']"),
     ("references.jsonl", [], "references.jsonl", "the file holds no references"),
+    ("references.jsonl", [{**REFERENCES[0], "absent_type": "similar"}], "references.jsonl line 1",
+     "absent_type is for a reference to nothing"),
+    ("references.jsonl", [{**REFERENCES[3], "absent_type": "unknowable"}], "references.jsonl line 1",
+     "absent_type is for a reference to nothing, one of ['unrelated', 'similar', 'other_kind', 'completed']"),
 ]
+
+
+def test_load__a_reference_to_nothing_may_say_why(tmp_path: Path) -> None:
+    root = write_calendar_set(tmp_path / "set", references=[*REFERENCES[:3], {**REFERENCES[3],
+                                                                               "absent_type": "unrelated"}])
+    assert [case.expected for case in load_case_set(root).cases][-1] == ()
 
 
 @pytest.mark.parametrize(("name", "content", "where", "problem"), BAD, ids=[f"{b[0]}:{b[3][:30]}" for b in BAD])

@@ -897,14 +897,17 @@ def realistic() -> None:
         _ref((SN, text) + ((start,) if start else ()), kind, [uid])
 
     # Things that are not in the calendar: the right answer is a clarification.
+    # With why each names nothing (bench/retrieval.py ABSENT_TYPES): each shares words with a title, a near miss.
     ABSENT = [
-        ("task", "cancel the netflix subscription"), ("event", "the meeting with the Paris office"),
-        ("task", "buy a new kayak paddle"), ("event", "Zara's swimming gala"),
-        ("task", "renew Bjorn's passport"), ("event", "the dentist on Sunday"),
-        ("task", "submit the expense report for March"), ("event", "lunch with Giulia"),
+        ("task", "cancel the netflix subscription", "similar"),
+        ("event", "the meeting with the Paris office", "similar"),
+        ("task", "buy a new kayak paddle", "similar"), ("event", "Zara's swimming gala", "similar"),
+        ("task", "renew Bjorn's passport", "similar"), ("event", "the dentist on Sunday", "similar"),
+        ("task", "submit the expense report for March", "similar"), ("event", "lunch with Giulia", "similar"),
     ]
-    for kind, text in ABSENT:
+    for kind, text, absent_type in ABSENT:
         _ref((AB, text), kind, [])
+        REFS[-1]["absent_type"] = absent_type
 
 
 
