@@ -195,9 +195,24 @@ def test_ranker__a_word_swapped_for_the_titles_own_is_asked_whatever_the_thresho
     outcome = resolve(request=parse_request(text=text, kind="task"), calendar=MemoryCalendar(items=list(MILK)),
                       judge=Judge(), policy=policy, request_id="req_r", ranker=model)
     assert (outcome.status is Status.OK) is resolved
-    if not resolved:
+    swapped = [w.details for w in outcome.warnings if w.code == "word_swapped"]
+    if resolved:
+        assert swapped == []
+    else:
         assert outcome.reason is Reason.SINGLE_CANDIDATE and [c.uid for c in outcome.candidates] == ["soy"]
         assert outcome.suggested_item_id is None
+        # Why the approved threshold did not resolve it.
+        assert swapped == [{"item_id": outcome.candidates[0].item_id, "reference_word": "almond",
+                            "title_word": "soy"}]
+
+
+def test_ranker__a_swap_below_the_threshold_is_a_plain_clarification(model):
+    """No threshold would have resolved it: nothing to explain."""
+    outcome = resolve(request=parse_request(text="buy almond milk", kind="task"),
+                      calendar=MemoryCalendar(items=list(MILK)), judge=Judge(), policy=NoThresholds(),
+                      request_id="req_r", ranker=model)
+    assert outcome.status is Status.NEEDS_CLARIFICATION and [w.code for w in outcome.warnings] == [
+        "judgment_unavailable"]
 
 
 def test_ranker__an_exact_title_stays_deterministic(model):

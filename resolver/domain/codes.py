@@ -184,6 +184,13 @@ class WarningCode(StrEnum):
         "No {asked} in your calendars matches this reference: it names {named_with_article}. Ask for {named}s "
         "instead, or name one of your {asked}s.",
     )
+    WORD_SWAPPED = (
+        "word_swapped",
+        "An approved threshold would have resolved the relevance model's first candidate, but it swaps a word "
+        "of the reference for another in the same place (`details`: its `item_id`, the `reference_word` and "
+        "the `title_word`): it is listed first and asked, never resolved on confidence.",
+        "The first candidate has another word where the reference has its own; it is asked, not resolved.",
+    )
     SERVER_FILTER_SKIPPED = (
         "server_filter_skipped",
         "The server timed out or failed (5xx) on its own time-range filter; these collections were read "

@@ -513,12 +513,18 @@ def _ranker_resolved(run: _Run, pool: Pool, candidates: tuple[Item, ...], occurr
     """The model's top candidate when a certified, approved threshold for this model authorises it; else None
     (always for a crowded pool's order, `relevance.Scored.crowded`, and for a first candidate that swaps a word
     of the reference for another in the same place, `substitution.swapped_words`)."""
-    if pool.scored.crowded or pool.scored.swapped is not None:
+    if pool.scored.crowded:
         return None
     judgment = ranker_judgment(pool.scored)
     rule = policy.find(question=jdg.QUESTION_ID, model=judgment.model, fingerprint=judgment.fingerprint)
     decision = _untwinned(run, jdg.decide(judgment, rule), candidates, time_range)
     if decision.resolved_number is None:
+        return None
+    if pool.scored.swapped is not None:
+        # The threshold would resolve it: say why it is asked instead.
+        reference_word, title_word = pool.scored.swapped
+        run.warnings += (OutcomeWarning.of(WarningCode.WORD_SWAPPED, item_id=candidates[0].item_id,
+                                           reference_word=reference_word, title_word=title_word),)
         return None
     probabilities = {numbering[n]: p for n, p in judgment.number_probabilities().items()}
     return run.outcome(status=Status.OK, method=Method.SEMANTIC, item=candidates[decision.resolved_number - 1],
