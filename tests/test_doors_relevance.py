@@ -250,3 +250,29 @@ def test_doors__a_threshold_for_another_model_file_does_not_apply(approved, sett
         "none": {"features": ["best_lex"], "weights": [-6.0], "bias": 3.0}}}}))
     settings.RESOLVER = {**settings.RESOLVER, "RELEVANCE_MODEL": str(other)}
     assert _api("the dentist")["status"] == "needs_clarification"
+
+
+@pytest.mark.django_db(transaction=True)  # the MCP door reads the thresholds from its worker thread
+def test_doors__a_word_swapped_is_asked_and_said_everywhere(approved):
+    """"buy almond milk" when the calendar holds "Buy soy milk": the approved threshold would resolve it, and every
+    door asks instead, with the warning that says which words differ."""
+    memory_backend.CALENDAR.items = [*memory_backend.CALENDAR.items, make_item(
+        collection_path="/demo/personal/", uid="soy", title="Buy soy milk", etag='"e4"', kind=Kind.TASK,
+        href="/demo/personal/soy.ics")]
+    swapped = {"reference_word": "almond", "title_word": "soy"}
+
+    def check(envelope: dict) -> None:
+        assert (envelope["status"], envelope["data"]["reason"]) == ("needs_clarification", "single_candidate")
+        assert [c["uid"] for c in envelope["data"]["candidates"]] == ["soy"]
+        found = [w for w in envelope["warnings"] if w["code"] == "word_swapped"]
+        assert [w["details"] for w in found] == [{**swapped, "item_id": envelope["data"]["candidates"][0]["item_id"]}]
+
+    check(_api("buy almond milk"))
+    code, envelope = _command("buy almond milk")
+    assert code == 3
+    check(envelope)
+    check(_mcp("buy almond milk"))
+    page = _page("buy almond milk")
+    assert 'name="item_id"' in page and "Buy soy milk" in page
+    # The title's own words resolve under the same threshold.
+    assert _api("buy the soy milk")["data"]["uid"] == "soy"
