@@ -7,7 +7,8 @@ deployed margin. So a case the ranker would resolve at some threshold resolves
 here, and its probability is the one the pipeline would compare with the
 approved threshold; everything the pipeline answers otherwise (an exact title,
 a title plus a time, a question by date alone, no candidates, a tie, "none"
-on top, too small a margin) is never accepted, at any threshold. The
+on top, too small a margin, a first candidate that swaps a word of the
+reference for another in the same place) is never accepted, at any threshold. The
 certificate is thus measured on exactly what the pipeline decides.
 
 A calendar case's items become `Item`s as the retrieval bench builds them
