@@ -228,3 +228,18 @@ def test_calendars__each_loads_with_its_own_clock_and_live_items(name):
     built = retrieval.memory_items(raw, meta)
     assert [i.uid for i in built] == [i["uid"] for i in raw if retrieval.is_live(i)]
     assert len({i["uid"] for i in raw}) == len(raw)
+
+
+def test_references__a_question_by_date_names_every_item_the_calendar_has_then(references, meta):
+    """The questions by date alone expect every item of their kind in their range (and collection), as
+    generate.py's rule computes it over the whole items file: an item added later falls in their range too
+    (issue29.py's `redate`)."""
+    from bench.data.retrieval import generate
+
+    raw = retrieval.load_items()
+    expected = {(kind, text): set(uids) for (kind, text, *_rest), uids in
+                zip(generate.DATED, generate.dated_expected(raw, meta))}
+    dated = [r for r in references if r["category"] == "date_alone"]
+    assert len(dated) == len(generate.DATED)
+    assert {r["id"]: set(r["expected"]) for r in dated} == {r["id"]: expected[(r["kind"], r["text"])]
+                                                             for r in dated}
