@@ -18,6 +18,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -47,12 +48,7 @@ def main(argv: list[str] | None = None) -> int:
 
     glossary = find_freedict(resolver_settings.GLOSSARY_DIR)
 
-    class WithGlossary:
-        pass
-
-    holder = WithGlossary()
-    holder.glossary = glossary  # type: ignore[attr-defined]
-    foreign = pipeline._foreign(holder)  # type: ignore[arg-type]
+    foreign = pipeline._foreign(SimpleNamespace(glossary=glossary))  # type: ignore[arg-type]
     refs = retrieval.load_references(None)
     names = list(retrieval.CALENDARS)
     metas = {n: retrieval.load_meta(retrieval.CALENDARS[n]) for n in names}
