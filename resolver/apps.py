@@ -1,10 +1,37 @@
+import threading
+from typing import Any
+
 from django.apps import AppConfig
+from django.utils.module_loading import import_string
 
 
 class ResolverConfig(AppConfig):
     name = "resolver"
     verbose_name = "Reference resolver"
     default_auto_field = "django.db.models.BigAutoField"
+
+    # The process's state is here, in registries of one convention (resolver/registry.py):
+    # bounded, thread-safe, each value built on first use. Tests put fresh ones in place
+    # (registry.swap). Each registry is created on its first use too, not in ready(): what
+    # they import (the CalDAV reader and icalendar, the judges' HTTP clients, the encoder's
+    # module) cost a fresh `manage.py resolve` about a third of a second, which an exact
+    # reference from another calendar backend, or one that never asks a judge, need not pay.
+    registries = {
+        # The process's judges, one per configuration (resolver/judges/registry.py).
+        "judges": "resolver.judges.registry.JudgeRegistry",
+        # The semantic signal's encoders, one per dotted path (services.semantic_encoder):
+        # each loads its weights once, on its first encode.
+        "encoders": "resolver.encoders.EncoderRegistry",
+        # The relevance models, one per file (services.relevance_model): read once, immutable.
+        "relevance_models": "resolver.rankers.RelevanceModelRegistry",
+        # The per-user accounts' namespaced items (resolver/accounts.py).
+        "namespaces": "resolver.accounts.NamespaceRegistry",
+        # One CalDAV reader per account (resolver/calendars/caldav/registry.py): its memo,
+        # sync states and connections.
+        "readers": "resolver.calendars.caldav.registry.ReaderRegistry",
+    }
+    # Held while a registry is created: two threads asking at once get one.
+    _first_use = threading.Lock()
 
     def ready(self) -> None:
         from resolver import checks  # noqa: F401  (registers system checks)
@@ -13,26 +40,14 @@ class ResolverConfig(AppConfig):
         # No authorization code, token, password or Authorization header in any log
         # line of the process, at any level, whoever logs it (resolver/redaction.py).
         redaction.install()
-        from resolver.accounts import NamespaceRegistry
-        from resolver.encoders import EncoderRegistry
-        from resolver.judges.registry import JudgeRegistry
-        from resolver.rankers import RelevanceModelRegistry
 
-        # The process's state is here, in registries of one convention (resolver/registry.py):
-        # bounded, thread-safe, each value built on first use. Tests put fresh ones in place.
-        # The process's judges, one per configuration (resolver/judges/registry.py).
-        self.judges = JudgeRegistry()
-        # The semantic signal's encoders, one per dotted path (services.semantic_encoder):
-        # each loads its weights once, on its first encode.
-        self.encoders = EncoderRegistry()
-        # The relevance models, one per file (services.relevance_model): read once, immutable.
-        self.relevance_models = RelevanceModelRegistry()
-
-        # The per-user accounts' namespaced items (resolver/accounts.py): the process's
-        # state, owned here rather than by a module global; tests swap it (use_namespaces).
-        self.namespaces = NamespaceRegistry()
-        # One CalDAV reader per account (resolver/calendars/caldav/registry.py): its memo,
-        # sync states and connections; tests and benchmarks swap it (use_registry).
-        from resolver.calendars.caldav.registry import ReaderRegistry
-
-        self.readers = ReaderRegistry()
+    def __getattr__(self, name: str) -> Any:
+        # Only called for an attribute not set: a registry on its first use (one swapped
+        # in by a test is an instance attribute, found before this is asked).
+        path = type(self).registries.get(name)
+        if path is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        with self._first_use:
+            if name not in self.__dict__:
+                self.__dict__[name] = import_string(path)()
+            return self.__dict__[name]

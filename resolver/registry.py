@@ -16,7 +16,7 @@ closed.
     encoder = encoders.get("resolver.encoders.MultilingualUSE")
 
 The process's registries are attributes of the app's config
-(resolver.apps.ResolverConfig.ready): one place holds the process's state, and
+(resolver.apps.ResolverConfig.registries): one place holds the process's state, and
 tests put a fresh registry in place rather than resetting a module's.
 """
 from __future__ import annotations
@@ -105,7 +105,7 @@ R = TypeVar("R")
 
 
 def held(name: str) -> Any:
-    """The process's registry called `name`: an attribute of the app's config, set in its ready()."""
+    """The process's registry called `name`: an attribute of the app's config, created on first use."""
     from django.apps import apps
 
     return getattr(apps.get_app_config("resolver"), name)

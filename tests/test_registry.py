@@ -86,3 +86,45 @@ def test_an_empty_registry_is_still_truthy():
 def test_create__must_be_defined():
     with pytest.raises(NotImplementedError, match=r"create\(key\)"):
         Registry().get("a")
+
+
+# --- the process's registries, held by the app's config (resolver.apps.ResolverConfig.registries) ---
+
+
+def test_app_config__creates_each_registry_on_its_first_use_and_keeps_it():
+    from django.apps import apps
+
+    from resolver.registry import held, swap
+
+    config = apps.get_app_config("resolver")
+    created = {name: held(name) for name in config.registries}
+    assert all(isinstance(registry, Registry) for registry in created.values())
+    assert all(held(name) is registry for name, registry in created.items())
+    # A registry swapped in (tests, benchmarks) is the one asked for until swapped back.
+    replacement = Counting()
+    previous = swap("judges", replacement)
+    try:
+        assert previous is created["judges"] and held("judges") is replacement
+    finally:
+        swap("judges", previous)
+    with pytest.raises(AttributeError):
+        config.not_a_registry  # noqa: B018
+
+
+def test_app_config__threads_asking_for_a_registry_first_get_one():
+    """The first use is under the config's lock: two threads never make two registries of one name."""
+    from django.apps import apps
+
+    config = apps.get_app_config("resolver")
+    saved = config.__dict__.pop("relevance_models", None)
+    got: list[object] = []
+    threads = [threading.Thread(target=lambda: got.append(config.relevance_models)) for _ in range(8)]
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert len(got) == 8 and all(registry is got[0] for registry in got)
+    finally:
+        if saved is not None:
+            config.__dict__["relevance_models"] = saved

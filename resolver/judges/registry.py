@@ -8,8 +8,9 @@ Session, what it learnt of its server) belongs to the first judge built with
 that configuration: `shared` returns that one. Judges compare by their
 configuration (dataclass equality; sessions, clocks and sleeps are not part of
 it). The least recently used judge beyond `max_judges` is dropped and closed
-(`Judge.close`). The process's registry is created with the app
-(resolver.apps.ResolverConfig.ready), like every registry (resolver/registry.py).
+(`Judge.close`). The process's registry is held by the app's config, created on
+its first use (resolver.apps.ResolverConfig.registries), like every registry
+(resolver/registry.py).
 
 A judge that cannot be shared (unhashable, or equal only to itself) is refused
 with ImproperlyConfigured rather than used unshared: a new judge per request
@@ -66,7 +67,7 @@ class JudgeRegistry(Registry[tuple[type, Any], Any]):
 
 
 def judges() -> JudgeRegistry:
-    """The process's judges (created with the app: resolver.apps.ResolverConfig.ready)."""
+    """The process's judges (held by the app's config: resolver.apps.ResolverConfig.registries)."""
     return held("judges")  # type: ignore[no-any-return]
 
 

