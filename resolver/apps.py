@@ -30,8 +30,9 @@ class ResolverConfig(AppConfig):
         # sync states and connections.
         "readers": "resolver.calendars.caldav.registry.ReaderRegistry",
     }
-    # Held while a registry is created: two threads asking at once get one.
-    _first_use = threading.Lock()
+    # Held while a registry is created: two threads asking at once get one (reentrant: a
+    # registry whose constructor asked for another would otherwise wait on itself).
+    _first_use = threading.RLock()
 
     def ready(self) -> None:
         from resolver import checks  # noqa: F401  (registers system checks)
