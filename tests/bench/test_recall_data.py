@@ -243,3 +243,19 @@ def test_references__a_question_by_date_names_every_item_the_calendar_has_then(r
     assert len(dated) == len(generate.DATED)
     assert {r["id"]: set(r["expected"]) for r in dated} == {r["id"]: expected[(r["kind"], r["text"])]
                                                              for r in dated}
+
+
+def test_references__the_labelled_set_is_as_large_and_as_varied_as_issue_37_asks():
+    """Issue 37's labelled set: at least 2,000 references over the calendars, a fifth or more of them to
+    nothing (unrelated ones and near misses of each kind), every language the time grammar reads, every
+    category, and the three splits, each holding references to nothing (the holdout is apart)."""
+    refs = retrieval.load_references()
+    assert len(refs) >= 2000
+    absent = [r for r in refs if r["category"] == retrieval.ABSENT]
+    assert len(absent) * 5 >= len(refs)
+    assert {r["absent_type"] for r in absent} == {"unrelated", "similar", "other_kind", "completed"}
+    assert {r["split"] for r in refs} == set(retrieval.SPLITS)
+    assert all(any(r["split"] == split for r in absent) for split in retrieval.SPLITS)
+    assert {"en", "de", "fr", "es"} <= {r.get("language") for r in refs}
+    categories = {*retrieval.CATEGORIES, *retrieval.LISTS, *retrieval.TIMED, retrieval.ABSENT}
+    assert categories - {r["category"] for r in refs if r["split"] == "test"} == set()
