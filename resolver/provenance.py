@@ -39,6 +39,8 @@ _SAFE_REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 PROVENANCE_FIELDS = (
     "question",
     "fingerprint",
+    # What chose the candidates (the relevance model, its encoder and fingerprint): names only, no text.
+    "retrieval_model",
     "model",
     "jev_request_id",
     "candidate_count",

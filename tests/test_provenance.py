@@ -172,3 +172,13 @@ def test_record__a_broken_cache_never_raises(monkeypatch: pytest.MonkeyPatch) ->
     record("req-x")
     assert provenance.get("req-x") is None
     assert provenance.recent() == []
+
+
+def test_record__keeps_what_chose_the_candidates() -> None:
+    """A judge's resolution over the relevance model's pool: the stored entry names the model, as the envelope does."""
+    question, judgment = question_and_judgment()
+    chosen_by = "relevance-cl-1 (use-multilingual-v3) 0123456789abcdef"
+    question = build_question(reference=REFERENCE, kind="task", retrieval=chosen_by,
+                              candidates=[CandidateFacts(title=TITLE, collection="work", status=None)])
+    record("req-4", provenance=provenance.provenance_dict(question, judgment))
+    assert provenance.get("req-4")["provenance"]["retrieval_model"] == chosen_by
