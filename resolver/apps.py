@@ -12,10 +12,10 @@ class ResolverConfig(AppConfig):
 
     # The process's state is here, in registries of one convention (resolver/registry.py):
     # bounded, thread-safe, each value built on first use. Tests put fresh ones in place
-    # (registry.swap). Each registry is created on its first use too, not in ready(): what
-    # they import (the CalDAV reader and icalendar, the judges' HTTP clients, the encoder's
-    # module) cost a fresh `manage.py resolve` about a third of a second, which an exact
-    # reference from another calendar backend, or one that never asks a judge, need not pay.
+    # (registry.swap). Each registry is created on its first use too, not in ready(): the
+    # readers' module imports the CalDAV reader and icalendar, about 0.17 s of a fresh
+    # `manage.py resolve`, which a process that reads another calendar backend need not pay
+    # (docs/performance.md, "Issue 37, thirteenth round").
     registries = {
         # The process's judges, one per configuration (resolver/judges/registry.py).
         "judges": "resolver.judges.registry.JudgeRegistry",
